@@ -1,0 +1,38 @@
+# Two commands for a fresh machine:
+#   make lab    create .venv (first time only) and open the course in JupyterLab
+#   make test   create .venv (first time only) and run the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: lab test venv notebooks exercises bench clean
+
+$(BIN)/activate: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bpe-course)" >/dev/null
+	touch $(BIN)/activate
+
+venv: $(BIN)/activate
+
+lab: venv
+	$(BIN)/jupyter lab notebooks/01_unicode_and_bytes.ipynb
+
+test: venv
+	$(BIN)/python -m pytest
+
+# Re-execute every notebook and save its outputs (run after editing a notebook).
+notebooks: venv
+	$(BIN)/python tools/notebooks.py run
+
+# Regenerate the student worksheets in exercises/ from solutions/.
+exercises: venv
+	$(BIN)/python -m bpe_course exercises
+
+bench: venv
+	$(BIN)/python benchmarks/encode_speed.py
+	$(BIN)/python benchmarks/train_speed.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

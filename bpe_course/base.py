@@ -1,0 +1,171 @@
+"""What every tokenizer of the course shares: a vocabulary, merges, encode and decode.
+
+A trained BPE tokenizer is nothing but an ordered list of merges. Each merge
+says "the adjacent ids (a, b) become the new id c", and new ids are handed
+out in training order, so a merge's id is also its *rank*: lower ids were
+learned earlier, from more frequent pairs.
+
+- `vocab` maps every id to the bytes it stands for; it is rebuilt from the
+  merges (`vocab[c] = vocab[a] + vocab[b]`), so it never needs to be saved.
+- `decode` looks ids up in `vocab`, joins the bytes and decodes them as UTF-8.
+- `encode` turns text into bytes and applies merges, always the lowest-ranked
+  pair present first, until no adjacent pair has a merge (`merge_chunk`).
+
+Subclasses decide how text is cut before merging (`BasicTokenizer`: not at
+all; `RegexTokenizer`: by a split pattern) and how the model is trained.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+
+# Chunks up to this many ids are merged with a simple scan; longer ones (say a
+# million "a"s in a row) use a heap, so merging stays O(n log n) instead of O(n^2).
+_SHORT_CHUNK = 128
+
+
+class Tokenizer:
+    """Base class: holds merges and special tokens, encodes chunks, decodes ids."""
+
+    def __init__(self) -> None:
+        self.merges: dict[tuple[int, int], int] = {}
+        self.pattern: str | None = None
+        self.special_tokens: dict[str, int] = {}
+        self.byte_ids: list[int] = list(range(256))   # id of each raw byte
+        self.vocab: dict[int, bytes] = self._build_vocab()
+
+    # -- vocabulary -------------------------------------------------------
+    def _build_vocab(self) -> dict[int, bytes]:
+        """Rebuild `vocab` from the byte ids, the merges (in rank order) and the special tokens."""
+        vocab = {idx: bytes([b]) for b, idx in enumerate(self.byte_ids)}
+        for (a, b), idx in sorted(self.merges.items(), key=lambda item: item[1]):
+            vocab[idx] = vocab[a] + vocab[b]
+        for token, idx in self.special_tokens.items():
+            vocab[idx] = token.encode("utf-8")
+        return vocab
+
+    @property
+    def inverse_special_tokens(self) -> dict[int, str]:
+        return {idx: token for token, idx in self.special_tokens.items()}
+
+    # -- encoding ---------------------------------------------------------
+    def _merged_id(self, a: int, b: int) -> int | None:
+        """The id that adjacent ids (a, b) merge into, or None. Lower ids merge first."""
+        return self.merges.get((a, b))
+
+    def encode_chunk(self, data: bytes) -> list[int]:
+        """Encode the bytes of one chunk: start from byte ids, apply merges by rank.
+
+        Subtle: at every step we merge the *lowest-ranked* pair present, not
+        "the next merge in the list". Replaying all merges in training order
+        gives the same result but costs one pass per merge (100,000 for
+        GPT-4); picking the best available pair costs one pass per merge
+        that actually applies, a handful for a typical word.
+        """
+        ids = [self.byte_ids[b] for b in data]
+        if len(ids) <= _SHORT_CHUNK:
+            return self._merge_short(ids)
+        return self._merge_long(ids)
+
+    def _merge_short(self, ids: list[int]) -> list[int]:
+        # ranks[i] is the id that pair (ids[i], ids[i+1]) would merge into.
+        INF = float("inf")
+        merged_id = self._merged_id
+        ranks = [merged_id(a, b) for a, b in zip(ids, ids[1:])]
+        ranks = [INF if r is None else r for r in ranks]
+        while ranks:
+            best = min(ranks)
+            if best == INF:
+                break
+            i = ranks.index(best)          # leftmost of the best pairs
+            ids[i] = best
+            del ids[i + 1]
+            del ranks[i]
+            # Only the pairs touching position i changed.
+            if i > 0:
+                r = merged_id(ids[i - 1], ids[i])
+                ranks[i - 1] = INF if r is None else r
+            if i < len(ranks):
+                r = merged_id(ids[i], ids[i + 1])
+                ranks[i] = INF if r is None else r
+        return ids
+
+    def _merge_long(self, ids: list[int]) -> list[int]:
+        """Same result as `_merge_short`, for long chunks: a heap of (rank, position).
+
+        Positions form a linked list; a merge folds the right element into the
+        left one. Heap entries are never removed, they go stale instead: an
+        entry is used only if both of its ids are still there, unchanged.
+        """
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        merged_id = self._merged_id
+        heap = []
+        for i in range(n - 1):
+            r = merged_id(ids[i], ids[i + 1])
+            if r is not None:
+                heap.append((r, i, ids[i], ids[i + 1]))
+        heapq.heapify(heap)
+        while heap:
+            r, i, a, b = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j >= n or ids[i] != a or ids[j] != b:
+                continue                    # stale entry
+            ids[i] = r
+            alive[j] = False
+            nxt[i] = nxt[j]
+            if nxt[j] < n:
+                prv[nxt[j]] = i
+            for left in (prv[i], i):        # the two pairs that now touch i
+                if left < 0 or nxt[left] >= n:
+                    continue
+                right = nxt[left]
+                m = merged_id(ids[left], ids[right])
+                if m is not None:
+                    heapq.heappush(heap, (m, left, ids[left], ids[right]))
+        return [ids[i] for i in range(n) if alive[i]]
+
+    def encode(self, text: str) -> list[int]:
+        raise NotImplementedError
+
+    # -- decoding ---------------------------------------------------------
+    def decode_bytes(self, ids: list[int]) -> bytes:
+        """The raw bytes behind `ids` (special tokens included)."""
+        vocab = self.vocab
+        try:
+            return b"".join([vocab[idx] for idx in ids])
+        except (KeyError, TypeError):
+            pass
+        for idx in ids:                     # find the culprit for a clear message
+            if not isinstance(idx, int) or isinstance(idx, bool):
+                raise TypeError(f"token ids must be ints, got {idx!r} ({type(idx).__name__})")
+            if idx not in vocab:
+                raise ValueError(f"unknown token id {idx}: this tokenizer's ids are "
+                                 f"0..{max(vocab)} (with {len(vocab)} tokens)")
+        raise TypeError(f"ids must be a sequence of ints, got {type(ids).__name__}")
+
+    def decode(self, ids: list[int], errors: str = "replace") -> str:
+        """Turn ids back into text.
+
+        Subtle: not every id sequence is valid UTF-8. A token can hold part of
+        a character (GPT-4 has tokens for single continuation bytes), so
+        `decode([some_lone_byte])` cannot be decoded strictly. Like tiktoken,
+        we replace broken bytes by U+FFFD ("�"); pass errors="strict" to get
+        the UnicodeDecodeError instead.
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    # -- files ------------------------------------------------------------
+    def save(self, file_prefix: str | os.PathLike) -> None:
+        """Write `file_prefix.model` (to load) and `file_prefix.vocab` (to read)."""
+        from .files import save_model
+        save_model(self, file_prefix)
+
+    def load(self, model_file: str | os.PathLike) -> "Tokenizer":
+        """Read a `.model` file written by `save` into this tokenizer; returns self."""
+        from .files import load_model_into
+        load_model_into(self, model_file)
+        return self

@@ -1,0 +1,109 @@
+"""GPT4Tokenizer: our RegexTokenizer, loaded with the merges of GPT-4 or GPT-4o.
+
+tiktoken does not store merges. It stores *mergeable ranks*: every token's
+bytes with its rank, which is also its id. Encoding needs nothing else: in a
+chunk, keep joining the adjacent pair whose joined bytes have the lowest
+rank. Unlike our trained tokenizers, the ids of single bytes are not the byte
+values: the first 256 ranks are the 256 bytes in a *shuffled* order (printable
+characters first: `!` is 0, `"` is 1, ...), so `byte_ids` is a permutation.
+
+The merges are still there, implicitly: a token of rank r is the join of the
+two parts that BPE, using only ranks below r, reduces it to (`recover_merges`).
+We recover them to show the merge tree, but encode by ranks exactly as
+tiktoken does, so our ids equal tiktoken's for every string.
+
+>>> tok = GPT4Tokenizer("cl100k_base")
+>>> tok.encode("hello world")
+[15339, 1917]
+>>> tok.byte_ids[ord("!")], tok.byte_ids[ord("a")]
+(0, 64)
+"""
+
+from __future__ import annotations
+
+from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
+from .regex_tokenizer import RegexTokenizer
+
+
+def bpe_by_rank(ranks: dict[bytes, int], token: bytes, max_rank: int | None = None) -> list[bytes]:
+    """Split `token` into parts by tiktoken's rule, using only ranks below `max_rank`.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}
+    >>> bpe_by_rank(ranks, b"abc", max_rank=4)
+    [b'ab', b'c']
+    """
+    parts = [bytes([b]) for b in token]
+    while len(parts) > 1:
+        best_i, best_rank = None, None
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and (best_rank is None or rank < best_rank):
+                best_i, best_rank = i, rank
+        if best_rank is None or (max_rank is not None and best_rank >= max_rank):
+            break
+        parts[best_i:best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+    return parts
+
+
+def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
+    """For every multi-byte token, the pair of ids it is merged from.
+
+    Subtle: the pair must be found with only *lower* ranks available;
+    otherwise BPE would simply reach the token itself.
+    """
+    merges = {}
+    for token, rank in ranks.items():
+        if len(token) == 1:
+            continue
+        parts = bpe_by_rank(ranks, token, max_rank=rank)
+        if len(parts) != 2:
+            raise ValueError(f"token {token!r} (rank {rank}) does not split into two "
+                             f"lower-ranked tokens: not a BPE vocabulary")
+        merges[ranks[parts[0]], ranks[parts[1]]] = rank
+    return merges
+
+
+class GPT4Tokenizer(RegexTokenizer):
+    """A RegexTokenizer with the vocabulary of `cl100k_base` (GPT-4) or `o200k_base` (GPT-4o)."""
+
+    def __init__(self, encoding: str = "cl100k_base") -> None:
+        check_name(encoding)
+        self.encoding_name = encoding
+        self.mergeable_ranks = load_ranks(encoding)   # needed by _build_vocab
+        super().__init__(SPLIT_PATTERNS[encoding])
+        self.byte_ids = [self.mergeable_ranks[bytes([b])] for b in range(256)]
+        self.register_special_tokens(SPECIAL_TOKENS[encoding])
+
+    # The merges are recovered on first use only: encoding does not need them.
+    @property
+    def merges(self) -> dict[tuple[int, int], int]:
+        if self._merges is None:
+            self._merges = recover_merges(self.mergeable_ranks)
+        return self._merges
+
+    @merges.setter
+    def merges(self, value) -> None:
+        self._merges = None if not value else value
+
+    def _build_vocab(self) -> dict[int, bytes]:
+        # Every id is a rank: the vocabulary is the rank table turned around.
+        vocab = {rank: token for token, rank in self.mergeable_ranks.items()}
+        for token, idx in self.special_tokens.items():
+            vocab[idx] = token.encode("utf-8")
+        return vocab
+
+    def encode_chunk(self, data: bytes) -> list[int]:
+        # Like tiktoken, first check whether the whole chunk is one token
+        # (" the", " hello": most chunks of real text are).
+        rank = self.mergeable_ranks.get(data)
+        if rank is not None:
+            return [rank]
+        return super().encode_chunk(data)
+
+    def _merged_id(self, a: int, b: int) -> int | None:
+        # tiktoken's rule: the rank of the joined bytes, if they are a token.
+        return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b])
+
+    def train(self, text, vocab_size, verbose=False):
+        raise NotImplementedError("GPT4Tokenizer is pretrained: use RegexTokenizer to train")
+

@@ -1,0 +1,144 @@
+"""RegexTokenizer: split text with a pattern first, then BPE inside each chunk.
+
+Unlike `BasicTokenizer`, training and encoding first cut the text into chunks
+with a split pattern (GPT-4's by default, see `patterns`). Pairs are counted
+inside chunks only, so no merge ever crosses a chunk boundary: "dog" and "."
+can never become one token "dog.".
+
+It also adds special tokens (`register_special_tokens`, `encode(...,
+allowed_special=...)`, see `special`) and speed for real text: a chunk such
+as " the" always encodes to the same ids, so results are cached per chunk.
+
+>>> tok = RegexTokenizer()
+>>> tok.train("hello hello world!!! hello", 256 + 4)  # ties: greater bytes win
+>>> [tok.decode([i]) for i in range(256, 260)]
+['lo', 'llo', 'he', 'hello']
+>>> tok.register_special_tokens({"<|endoftext|>": 1000})
+>>> tok.encode("hello<|endoftext|>!", allowed_special="all")
+[259, 1000, 33]
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+
+import regex
+
+from .base import Tokenizer
+from .basic import check_text, check_vocab_size, fix_surrogates
+from .pairs import best_pair, get_stats, merge
+from .patterns import GPT4_SPLIT_PATTERN
+from .special import check_disallowed, resolve_allowed, split_special
+
+# The cache maps a chunk to its ids. Past this many entries it is cleared, so
+# text made of endless distinct chunks cannot eat all memory.
+CACHE_SIZE = 200_000
+# Longer chunks are not cached: they rarely repeat.
+CACHE_MAX_CHUNK = 1000
+
+
+class RegexTokenizer(Tokenizer):
+    """Byte-level BPE inside the chunks of a split pattern, with special tokens."""
+
+    def __init__(self, pattern: str | None = None) -> None:
+        super().__init__()
+        self.pattern = GPT4_SPLIT_PATTERN if pattern is None else pattern
+        self.compiled_pattern = regex.compile(self.pattern)
+        self._cache: dict[str, list[int]] = {}
+
+    def _reset_cache(self) -> None:
+        self.compiled_pattern = regex.compile(self.pattern)
+        self._cache = {}
+
+    # -- training (the naive loop, with chunks) ---------------------------------
+    def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
+        """Learn `vocab_size - 256` merges, counting pairs inside chunks only.
+
+        This is the course's naive trainer: every merge recounts every pair of
+        every chunk. `train_bpe` learns the same merges much faster.
+        """
+        check_text(text)
+        check_vocab_size(vocab_size)
+        chunks = [list(c.encode("utf-8")) for c in
+                  self.compiled_pattern.findall(fix_surrogates(text))]
+        self.merges = {}
+        self.vocab = self._build_vocab()
+        for idx in range(256, vocab_size):
+            stats: dict[tuple[int, int], int] = {}
+            for chunk in chunks:
+                get_stats(chunk, stats)
+            if not stats:
+                break
+            pair = best_pair(stats, self.vocab)
+            chunks = [merge(chunk, pair, idx) for chunk in chunks]
+            self.merges[pair] = idx
+            self.vocab[idx] = self.vocab[pair[0]] + self.vocab[pair[1]]
+            if verbose:
+                print(f"merge {idx - 255}/{vocab_size - 256}: {pair} -> {idx} "
+                      f"({self.vocab[idx]!r}) had {stats[pair]} occurrences")
+        self.vocab = self._build_vocab()    # keep registered special tokens
+        self._reset_cache()
+
+    # -- special tokens --------------------------------------------------------
+    def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
+        """Add special tokens, e.g. {"<|endoftext|>": 100257}.
+
+        Their ids must not collide with byte or merge ids.
+        """
+        for token, idx in special_tokens.items():
+            if not isinstance(token, str) or not token:
+                raise ValueError(f"a special token must be a non-empty str, got {token!r}")
+            if not isinstance(idx, int) or idx < 0:
+                raise ValueError(f"the id of {token!r} must be a non-negative int, got {idx!r}")
+            taken = self.vocab.get(idx)
+            if taken is not None and self.inverse_special_tokens.get(idx) != token:
+                raise ValueError(f"cannot give {token!r} the id {idx}: it already "
+                                 f"stands for {taken!r}")
+        self.special_tokens = {**self.special_tokens, **special_tokens}
+        self.vocab = self._build_vocab()
+
+    # -- encoding --------------------------------------------------------------
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode text, treating any special-token strings as ordinary text.
+
+        Real text repeats its chunks (" the", ",", "\n\n") over and over, so
+        each distinct chunk is encoded once and then looked up in a cache.
+        """
+        check_text(text)
+        chunks = self.compiled_pattern.findall(text)
+        cache = self._cache
+        new_chunks = set(chunks).difference(cache)
+        try:
+            for chunk in new_chunks:
+                cache[chunk] = self.encode_chunk(chunk.encode("utf-8"))
+        except UnicodeEncodeError:          # a lone surrogate: do as tiktoken does
+            return self.encode_ordinary(fix_surrogates(text))
+        ids = list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        # Keep the cache bounded: forget long chunks (they rarely repeat) and
+        # start afresh when it grows too big.
+        for chunk in new_chunks:
+            if len(chunk) > CACHE_MAX_CHUNK:
+                del cache[chunk]
+        if len(cache) > CACHE_SIZE:
+            cache.clear()
+        return ids
+
+    def encode(self, text: str, allowed_special="none_raise") -> list[int]:
+        """Encode text; special tokens are handled as `allowed_special` says.
+
+        See `bpe_course.special` for the modes. The default refuses text that
+        contains a registered special token, as tiktoken does.
+        """
+        check_text(text)
+        allowed = resolve_allowed(allowed_special, self.special_tokens)
+        if allowed_special != "none":
+            check_disallowed(text, set(self.special_tokens) - allowed)
+        if not allowed:
+            return self.encode_ordinary(text)
+        ids: list[int] = []
+        for part in split_special(text, allowed):
+            if part in allowed:
+                ids.append(self.special_tokens[part])
+            else:
+                ids.extend(self.encode_ordinary(part))
+        return ids

@@ -1,0 +1,95 @@
+"""Special tokens: strings like "<|endoftext|>" that map to one reserved id.
+
+A special token is not learned by BPE. It is cut out of the text *before*
+the split pattern runs and gets its own id, so a document boundary is always
+exactly one token. That power is also a risk: if user text containing
+"<|endoftext|>" were encoded as the special id, a user could forge document
+boundaries or chat roles. So by default (`"none_raise"`) encoding refuses
+text that contains a special token, and the caller must opt in.
+
+`allowed_special` modes, as in tiktoken:
+
+- `"all"`: every registered special token in the text becomes its id;
+- `"none"`: special tokens are encoded as ordinary text;
+- `"none_raise"` (default): raise ValueError if the text contains one;
+- a set of tokens: those become ids; any other registered one raises.
+
+>>> split_special("a<|x|>b", {"<|x|>"})
+['a', '<|x|>', 'b']
+"""
+
+from __future__ import annotations
+
+import regex
+
+MODES = ("all", "none", "none_raise")
+
+
+def special_pattern(tokens) -> regex.Pattern | None:
+    """A pattern matching any of `tokens`, longest first, or None if there are none.
+
+    Subtle: if both "<|endoftext|>" and "<|endoftext|><|endoftext|>" are
+    registered, the longer must win, so alternatives are sorted by length
+    (regex alternation takes the first alternative that matches). Tokens are
+    escaped: "<|" is not a regex. An empty list must give no pattern at all:
+    "()" would match the empty string at every position.
+    """
+    tokens = sorted(tokens, key=lambda t: (-len(t), t))
+    if not tokens:
+        return None
+    return regex.compile("|".join(regex.escape(t) for t in tokens))
+
+
+def split_special(text: str, tokens) -> list[str]:
+    """Split `text` into ordinary pieces and special tokens (kept, in order)."""
+    pattern = special_pattern(tokens)
+    if pattern is None:
+        return [text] if text else []
+    parts = []
+    pos = 0
+    for m in pattern.finditer(text):
+        if m.start() > pos:
+            parts.append(text[pos:m.start()])
+        parts.append(m.group())
+        pos = m.end()
+    if pos < len(text):
+        parts.append(text[pos:])
+    return parts
+
+
+def resolve_allowed(allowed_special, registered: dict[str, int]) -> set[str]:
+    """Turn an `allowed_special` argument into the set of tokens to encode as ids.
+
+    Raises ValueError for an unknown mode or for tokens that are not registered.
+    """
+    if isinstance(allowed_special, str):
+        if allowed_special == "all":
+            return set(registered)
+        if allowed_special in ("none", "none_raise"):
+            return set()
+        raise ValueError(f"allowed_special must be one of {MODES} or a set of special "
+                         f"tokens, got {allowed_special!r}")
+    try:
+        allowed = set(allowed_special)
+    except TypeError:
+        raise TypeError(f"allowed_special must be one of {MODES} or a set of special "
+                        f"tokens, got {type(allowed_special).__name__}") from None
+    unknown = sorted(t for t in allowed if t not in registered)
+    if unknown:
+        raise ValueError(f"allowed_special names tokens that are not registered special "
+                         f"tokens: {unknown}; registered: {sorted(registered)}")
+    return allowed
+
+
+def check_disallowed(text: str, disallowed) -> None:
+    """Raise ValueError naming the first disallowed special token found in `text`."""
+    pattern = special_pattern(disallowed)
+    if pattern is None:
+        return
+    m = pattern.search(text)
+    if m:
+        raise ValueError(
+            f"text contains the special token {m.group()!r} at position {m.start()}, "
+            f"which is not allowed. To encode it as a special token, pass "
+            f"allowed_special={{{m.group()!r}}} (or 'all'); to encode it as ordinary "
+            f"text, pass allowed_special='none'.")
