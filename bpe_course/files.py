@@ -252,7 +252,7 @@ def to_tiktoken(tok, name: str = "bpe-course"):
 def save_tiktoken(tok, path: str | os.PathLike) -> None:
     """Write tiktoken's `.tiktoken` rank file (`base64(token) id` per line).
 
-    `tiktoken.load.load_tiktoken_bpe(path)` reads it back. Like tiktoken's own
+    `tiktoken.load.load_tiktoken_bpe(path)` (after `import tiktoken.load`) reads it back. Like tiktoken's own
     files, it holds no pattern and no special tokens: pass those yourself.
     """
     ranks = sorted(mergeable_ranks(tok).items(), key=lambda item: item[1])

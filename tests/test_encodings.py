@@ -1,0 +1,57 @@
+"""get_encoding works offline, with data checked against tiktoken's sha256."""
+
+import hashlib
+import socket
+
+import pytest
+
+from bpe_course import encodings, get_encoding
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError("network access in a test")
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def test_get_encoding_needs_no_network(no_network):
+    encodings.load_ranks.cache_clear()
+    encodings.get_encoding.cache_clear()
+    for name in encodings.ENCODINGS:
+        enc = get_encoding(name)
+        assert enc.name == name
+        assert enc.decode(enc.encode("offline works")) == "offline works"
+
+
+def test_packaged_files_match_tiktokens_published_hashes():
+    for name in encodings.ENCODINGS:
+        data = encodings._read_packaged(name)
+        assert hashlib.sha256(data).hexdigest() == encodings.SHA256[name]
+
+
+def test_a_tampered_file_is_rejected(monkeypatch):
+    monkeypatch.setattr(encodings, "_read_packaged", lambda name: b"YQ== 0\n")
+    encodings.load_ranks.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="sha256"):
+            encodings.load_ranks("cl100k_base")
+    finally:
+        monkeypatch.undo()
+        encodings.load_ranks.cache_clear()
+
+
+def test_malformed_rank_lines_name_the_line():
+    with pytest.raises(ValueError, match="line 2"):
+        encodings.parse_ranks(b"YQ== 0\nnot-base64!! x\n")
+
+
+def test_unknown_encoding_name():
+    with pytest.raises(ValueError, match="unknown encoding"):
+        get_encoding("p50k_base")
+
+
+def test_sizes_of_the_real_encodings():
+    assert get_encoding("cl100k_base").n_vocab == 100277
+    assert get_encoding("o200k_base").n_vocab == 200019

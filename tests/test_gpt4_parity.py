@@ -1,0 +1,132 @@
+"""GPT4Tokenizer equals tiktoken, id for id, for cl100k_base and o200k_base."""
+
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bpe_course import (GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN,
+                        GPT4Tokenizer, corpora, get_encoding)
+from bpe_course.encodings import SPECIAL_TOKENS, load_ranks
+from bpe_course.gpt4 import bpe_by_rank
+from hard_strings import HARD_STRINGS
+
+NAMES = ["cl100k_base", "o200k_base"]
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def pair(request):
+    return GPT4Tokenizer(request.param), get_encoding(request.param)
+
+
+@pytest.mark.parametrize("text", HARD_STRINGS)
+def test_encode_ordinary_equals_tiktoken_on_hard_strings(pair, text):
+    ours, enc = pair
+    assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("text", HARD_STRINGS)
+def test_encode_with_all_specials_equals_tiktoken(pair, text):
+    ours, enc = pair
+    assert ours.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+
+
+def test_encode_refuses_special_text_like_tiktoken(pair):
+    ours, enc = pair
+    text = "hello <|endoftext|>"
+    with pytest.raises(ValueError):
+        enc.encode(text)
+    with pytest.raises(ValueError, match="endoftext"):
+        ours.encode(text)
+    assert ours.encode(text, allowed_special="none") == enc.encode(text, disallowed_special=())
+
+
+def test_real_text_equals_tiktoken(pair):
+    ours, enc = pair
+    for text in [corpora.prose()[:150_000], corpora.python_code(200_000),
+                 " ".join(corpora.SAMPLES.values())]:
+        assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("text", ["a\ud800b", "\udfff", "x\ud83d\ude00y", "\ud83d"])
+def test_lone_surrogates_match_tiktoken(pair, text):
+    ours, enc = pair
+    assert ours.encode(text) == enc.encode(text)
+    assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+def test_decode_equals_tiktoken_including_special_and_partial_ids(pair):
+    ours, enc = pair
+    ids = enc.encode("héllo 👋 <|endoftext|>", allowed_special="all")
+    assert ours.decode(ids) == enc.decode(ids)
+    partial = enc.encode("👋")[:1]                 # part of a UTF-8 sequence
+    assert ours.decode(partial) == enc.decode(partial)
+    assert ours.decode_bytes(partial) == enc.decode_bytes(partial)
+
+
+def test_million_repeats_encode_quickly_and_exactly(pair):
+    ours, enc = pair
+    for text in ["a" * 1_000_000, "ab1 " * 250_000]:
+        assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+def test_byte_ids_are_a_permutation_of_the_first_256_ranks(pair):
+    ours, _ = pair
+    assert sorted(ours.byte_ids) == list(range(256))
+    assert ours.byte_ids != list(range(256))
+
+
+def test_recovered_merges_rebuild_every_token():
+    tok = GPT4Tokenizer("cl100k_base")
+    merges = tok.merges
+    assert len(merges) == len(tok.mergeable_ranks) - 256
+    for (a, b), idx in merges.items():
+        assert tok.vocab[a] + tok.vocab[b] == tok.vocab[idx]
+        assert a < idx and b < idx
+
+
+def test_bpe_by_rank_stops_below_max_rank():
+    ranks = {b"a": 0, b"b": 1, b"ab": 2, b"abab": 3}
+    assert bpe_by_rank(ranks, b"abab") == [b"abab"]
+    assert bpe_by_rank(ranks, b"abab", max_rank=3) == [b"ab", b"ab"]
+
+
+def test_unknown_encoding_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown encoding"):
+        GPT4Tokenizer("gpt2")
+
+
+def test_patterns_and_special_tokens_are_tiktokens_own():
+    """Build the encodings with tiktoken's own constructors (their download replaced)."""
+    import tiktoken_ext.openai_public as public
+    for name, pattern in [("cl100k_base", GPT4_SPLIT_PATTERN), ("o200k_base", GPT4O_SPLIT_PATTERN)]:
+        with mock.patch.object(public, "load_tiktoken_bpe", lambda *a, **k: load_ranks(name)):
+            spec = public.ENCODING_CONSTRUCTORS[name]()
+        assert spec["pat_str"] == pattern
+        assert spec["special_tokens"] == SPECIAL_TOKENS[name]
+    with mock.patch.object(public, "load_tiktoken_bpe", lambda *a, **k: {}), \
+         mock.patch.object(public, "data_gym_to_mergeable_bpe_ranks", lambda *a, **k: {}):
+        assert public.ENCODING_CONSTRUCTORS["gpt2"]()["pat_str"] == GPT2_SPLIT_PATTERN
+
+
+any_text = st.text(st.characters(codec="utf-8"), max_size=300)
+mixed = st.lists(st.sampled_from(["a", "A", " ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "’", "1",
+                                  "123", "4567", "é", "e\u0301", "Ж", "中", "👍", "🏽", "\u200d",
+                                  "!", "...", "<|endoftext|>", "_", "/", "x"]),
+                 max_size=60).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(any_text, mixed))
+def test_property_parity_with_tiktoken(text):
+    for name in NAMES:
+        ours, enc = GPT4Tokenizer(name), get_encoding(name)
+        assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+        assert ours.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(st.characters(exclude_categories=["Cs"]), max_size=300))
+def test_property_gpt4_roundtrip(text):
+    tok = GPT4Tokenizer("o200k_base")
+    assert tok.decode(tok.encode(text, allowed_special="all")) == text
