@@ -1,0 +1,51 @@
+"""Built-in corpora and the token views."""
+
+import pytest
+
+from bpe_course import BasicTokenizer, GPT4Tokenizer, corpora, get_encoding, merge_tree, show_tokens
+
+REQUIRED_SAMPLES = ["English", "German", "Russian", "Arabic", "Hindi", "Korean", "Japanese",
+                    "Chinese", "Emoji", "Code"]
+
+
+def test_prose_is_about_half_a_megabyte():
+    assert 300_000 < len(corpora.prose().encode()) < 800_000
+
+
+def test_python_code_is_cut_at_the_requested_size_on_a_line():
+    code = corpora.python_code(100_000)
+    assert 99_000 < len(code.encode()) <= 100_000
+    assert code.endswith("\n")
+    assert "def " in code and "import " in code
+    assert corpora.python_code(100_000) == code          # deterministic
+
+
+def test_samples_cover_the_promised_languages():
+    assert all(corpora.SAMPLES.get(lang) for lang in REQUIRED_SAMPLES)
+
+
+def test_load_text_reads_utf8_and_rejects_other_bytes(tmp_path):
+    (tmp_path / "ok.txt").write_text("Once upon a time ✨", encoding="utf-8")
+    assert corpora.load_text(tmp_path / "ok.txt") == "Once upon a time ✨"
+    assert corpora.load_text(tmp_path / "ok.txt", max_bytes=19) == "Once upon a time "
+    (tmp_path / "bad.txt").write_bytes(b"caf\xe9")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        corpora.load_text(tmp_path / "bad.txt")
+    with pytest.raises(FileNotFoundError):
+        corpora.load_text(tmp_path / "missing.txt")
+
+
+def test_show_tokens_for_our_tokenizers_and_tiktoken():
+    ours = show_tokens(GPT4Tokenizer(), "Hello <|endoftext|>!")
+    theirs = show_tokens(get_encoding("cl100k_base"), "Hello <|endoftext|>!")
+    assert str(ours) == str(theirs) == "Hello| |<|endoftext|>|!   (4 tokens, 20 characters)"
+    assert ours._repr_html_().count("<span") == 4
+    assert "&lt;|endoftext|&gt;" in ours._repr_html_()
+
+
+def test_merge_tree_ends_in_bytes():
+    tok = BasicTokenizer()
+    tok.train("hello hello hello", 262)
+    tree = merge_tree(tok, max(tok.merges.values()))
+    assert tree.splitlines()[0].startswith(str(max(tok.merges.values())))
+    assert "104 b'h'" in tree
