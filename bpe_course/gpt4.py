@@ -105,5 +105,10 @@ class GPT4Tokenizer(RegexTokenizer):
         return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b])
 
     def train(self, text, vocab_size, verbose=False):
-        raise NotImplementedError("GPT4Tokenizer is pretrained: use RegexTokenizer to train")
+        raise NotImplementedError("GPT4Tokenizer is pretrained and cannot be trained; "
+                                  "train a RegexTokenizer instead")
+
+    def load(self, model_file):
+        raise NotImplementedError("GPT4Tokenizer always holds OpenAI's ranks; load a saved "
+                                  "model with RegexTokenizer().load(...) instead")
 
