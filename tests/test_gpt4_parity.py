@@ -130,3 +130,12 @@ def test_property_parity_with_tiktoken(text):
 def test_property_gpt4_roundtrip(text):
     tok = GPT4Tokenizer("o200k_base")
     assert tok.decode(tok.encode(text, allowed_special="all")) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(any_text, mixed))
+def test_property_heap_merging_equals_the_simple_scan(text):
+    # encode_chunk uses the heap only for long chunks; check it on every length.
+    tok = GPT4Tokenizer("cl100k_base")
+    ids = [tok.byte_ids[b] for b in text.encode("utf-8", "replace")]
+    assert tok._merge_long(list(ids)) == tok._merge_short(list(ids))
