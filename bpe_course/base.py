@@ -23,6 +23,8 @@ import os
 # Chunks up to this many ids are merged with a simple scan; longer ones (say a
 # million "a"s in a row) use a heap, so merging stays O(n log n) instead of O(n^2).
 _SHORT_CHUNK = 128
+# The "id" of a pair that has no merge: it sorts after every real id.
+NO_MERGE = float("inf")
 
 
 class Tokenizer:
@@ -50,9 +52,9 @@ class Tokenizer:
         return {idx: token for token, idx in self.special_tokens.items()}
 
     # -- encoding ---------------------------------------------------------
-    def _merged_id(self, a: int, b: int) -> int | None:
-        """The id that adjacent ids (a, b) merge into, or None. Lower ids merge first."""
-        return self.merges.get((a, b))
+    def _merged_id(self, a: int, b: int) -> int | float:
+        """The id that adjacent ids (a, b) merge into, or NO_MERGE. Lower ids merge first."""
+        return self.merges.get((a, b), NO_MERGE)
 
     def encode_chunk(self, data: bytes) -> list[int]:
         """Encode the bytes of one chunk: start from byte ids, apply merges by rank.
@@ -70,13 +72,11 @@ class Tokenizer:
 
     def _merge_short(self, ids: list[int]) -> list[int]:
         # ranks[i] is the id that pair (ids[i], ids[i+1]) would merge into.
-        INF = float("inf")
         merged_id = self._merged_id
         ranks = [merged_id(a, b) for a, b in zip(ids, ids[1:])]
-        ranks = [INF if r is None else r for r in ranks]
         while ranks:
             best = min(ranks)
-            if best == INF:
+            if best == NO_MERGE:
                 break
             i = ranks.index(best)          # leftmost of the best pairs
             ids[i] = best
@@ -84,11 +84,9 @@ class Tokenizer:
             del ranks[i]
             # Only the pairs touching position i changed.
             if i > 0:
-                r = merged_id(ids[i - 1], ids[i])
-                ranks[i - 1] = INF if r is None else r
+                ranks[i - 1] = merged_id(ids[i - 1], ids[i])
             if i < len(ranks):
-                r = merged_id(ids[i], ids[i + 1])
-                ranks[i] = INF if r is None else r
+                ranks[i] = merged_id(ids[i], ids[i + 1])
         return ids
 
     def _merge_long(self, ids: list[int]) -> list[int]:
@@ -106,7 +104,7 @@ class Tokenizer:
         heap = []
         for i in range(n - 1):
             r = merged_id(ids[i], ids[i + 1])
-            if r is not None:
+            if r != NO_MERGE:
                 heap.append((r, i, ids[i], ids[i + 1]))
         heapq.heapify(heap)
         while heap:
@@ -124,7 +122,7 @@ class Tokenizer:
                     continue
                 right = nxt[left]
                 m = merged_id(ids[left], ids[right])
-                if m is not None:
+                if m != NO_MERGE:
                     heapq.heappush(heap, (m, left, ids[left], ids[right]))
         return [ids[i] for i in range(n) if alive[i]]
 

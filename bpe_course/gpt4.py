@@ -21,6 +21,7 @@ tiktoken does, so our ids equal tiktoken's for every string.
 
 from __future__ import annotations
 
+from .base import NO_MERGE
 from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
 from .regex_tokenizer import RegexTokenizer
 
@@ -100,9 +101,9 @@ class GPT4Tokenizer(RegexTokenizer):
             return [rank]
         return super().encode_chunk(data)
 
-    def _merged_id(self, a: int, b: int) -> int | None:
+    def _merged_id(self, a: int, b: int) -> int | float:
         # tiktoken's rule: the rank of the joined bytes, if they are a token.
-        return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b])
+        return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b], NO_MERGE)
 
     def train(self, text, vocab_size, verbose=False):
         raise NotImplementedError("GPT4Tokenizer is pretrained and cannot be trained; "
