@@ -72,8 +72,19 @@ def run(paths: list[Path], timeout: int = 600) -> None:
     for path in paths:
         print(f"running {path.relative_to(ROOT)}", flush=True)
         nb = nbformat.read(path, as_version=4)
+        # A cell whose error is the lesson (# NBVAL_RAISES_EXCEPTION) must not stop the run;
+        # nbclient needs a tag for that, which we drop again (nbval warns about both at once).
+        raising = [c for c in nb.cells if c.cell_type == "code"
+                   and c.source.startswith("# NBVAL_RAISES_EXCEPTION")
+                   and "raises-exception" not in c.metadata.get("tags", [])]
+        for cell in raising:
+            cell.metadata.setdefault("tags", []).append("raises-exception")
         NotebookClient(nb, timeout=timeout, kernel_name="python3",
                        resources={"metadata": {"path": str(path.parent)}}).execute()
+        for cell in raising:
+            cell.metadata["tags"].remove("raises-exception")
+            if not cell.metadata["tags"]:
+                del cell.metadata["tags"]
         for cell in nb.cells:                      # keep diffs small and stable
             cell.metadata.pop("execution", None)
         nbformat.write(nb, path)
