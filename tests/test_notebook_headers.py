@@ -37,8 +37,12 @@ def test_badge_setup_cell_and_kernel(path):
 def test_no_machine_paths_and_one_repository(path):
     text = path.read_text(encoding="utf-8")
     assert not MACHINE_PATH.search(text), MACHINE_PATH.search(text).group()
-    for url in re.findall(r"github(?:\.com)?/([\w.-]+/[\w.-]+?)(?:/blob|@|\.git|\))", text):
-        assert url == REPO
+    # Every link that opens or installs the course points at the one configured repository
+    # (links to other projects are fine).
+    for repo in re.findall(r"colab\.research\.google\.com/github/([\w.-]+/[\w.-]+)/", text):
+        assert repo == REPO
+    for repo in re.findall(r"git\+https://github\.com/([\w.-]+/[\w.-]+?)(?:@|\.git|\\?\")", text):
+        assert repo == REPO
 
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.parent.name != "exercises"],
