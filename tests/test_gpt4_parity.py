@@ -9,7 +9,7 @@ from bpe_course import (GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATT
                         GPT4Tokenizer, corpora, get_encoding)
 from bpe_course.encodings import SPECIAL_TOKENS, load_ranks
 from bpe_course.gpt4 import bpe_by_rank
-from hard_strings import HARD_STRINGS
+from bpe_course.corpora import HARD_STRINGS
 
 NAMES = ["cl100k_base", "o200k_base"]
 

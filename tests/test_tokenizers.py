@@ -9,7 +9,7 @@ import regex
 from hypothesis import given, settings, strategies as st
 
 from bpe_course import (GPT2_SPLIT_PATTERN, BasicTokenizer, RegexTokenizer, corpora)
-from hard_strings import HARD_STRINGS
+from bpe_course.corpora import HARD_STRINGS
 
 TEXT = corpora.prose()[:20_000]
 
