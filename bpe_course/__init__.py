@@ -23,11 +23,12 @@ from .regex_tokenizer import RegexTokenizer
 from .files import load, save_tiktoken, to_tiktoken
 from .encodings import get_encoding
 from .gpt4 import GPT4Tokenizer
+from .train_fast import train_bpe
 from .viz import merge_tree, show_tokens
 
 __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
     "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN",
     "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "get_encoding",
-    "GPT4Tokenizer", "show_tokens", "merge_tree",
+    "GPT4Tokenizer", "show_tokens", "merge_tree", "train_bpe",
 ]

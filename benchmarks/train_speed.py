@@ -1,0 +1,213 @@
+"""Training speed of train_bpe beside the naive loop and Rust trainers, measured in one run.
+
+    python benchmarks/train_speed.py [--rounds 3] [--cases small,prose,code]
+
+Every measurement runs in a fresh Python process, so none inherits another's
+memory or caches; rounds are interleaved (A, B, C, A, B, C, ...) so that a
+noisy neighbour slows every trainer alike, and the best round is shown with the
+peak memory of that process (and of its largest worker process, if any).
+Only training is timed: not starting Python, not importing, not preparing the
+corpus. train_bpe reads the corpus file itself; the peers get the documents
+their users would give them, from an iterator: the corpus cut at line breaks
+into a few dozen pieces, or the documents between special tokens.
+
+Peers, when installed (`pip install tokenizers rustbpe bpeasy`), are set up for
+the same byte-level BPE with GPT-4's split pattern and the same vocabulary
+size; the "shared" column says how much of each one's vocabulary train_bpe
+also learned (ties are broken differently, so not all of it).
+
+Cases, all from text every Python ships (see `bpe_course.corpora`):
+- small: 133 kB of prose, help topics separated by <|endoftext|>, vocab 500
+  (the size of CS336's corpus.en test), also trained by the naive loop;
+- prose: the whole 0.47 MB prose corpus, vocab 4,096;
+- code: 8 MB of standard-library Python, vocab 10,000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+EOT = "<|endoftext|>"
+
+CHILD = r"""
+import json, sys, time
+spec = json.loads(sys.argv[1])
+path, vocab_size, specials = spec["path"], spec["vocab_size"], spec["specials"]
+from bpe_course import GPT4_SPLIT_PATTERN as PATTERN
+text = open(path, encoding="utf-8").read()
+if specials:
+    docs = text.split(specials[0])
+else:          # a few dozen documents, cut at line breaks
+    step = max(len(text) // 40, 1)
+    docs, start = [], 0
+    while start < len(text):
+        end = text.find("\n", start + step)
+        end = len(text) if end < 0 else end + 1
+        docs.append(text[start:end])
+        start = end
+name = spec["trainer"]
+if name == "train_bpe":
+    from pathlib import Path
+    from bpe_course import train_bpe
+    t0 = time.perf_counter()
+    vocab, _ = train_bpe(Path(path), vocab_size, specials)
+    seconds = time.perf_counter() - t0
+    tokens = list(vocab.values())
+elif name == "naive":
+    # RegexTokenizer.train's loop, over the chunks of every document (it has no
+    # special tokens of its own): recount all pairs for every merge.
+    import regex
+    from bpe_course import best_pair, get_stats, merge
+    t0 = time.perf_counter()
+    chunks = [list(c.encode("utf-8")) for d in docs for c in regex.findall(PATTERN, d)]
+    vocab = {i: bytes([i]) for i in range(256)}
+    for idx in range(256, vocab_size - len(specials)):
+        stats = {}
+        for chunk in chunks:
+            get_stats(chunk, stats)
+        if not stats:
+            break
+        pair = best_pair(stats, vocab)
+        chunks = [merge(chunk, pair, idx) for chunk in chunks]
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    seconds = time.perf_counter() - t0
+    tokens = list(vocab.values()) + [s.encode("utf-8") for s in specials]
+elif name == "tokenizers":
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE())
+    # Oniguruma reads "{1,3}+" as "repeat {1,3}"; without the "+" it means the same here.
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(PATTERN.replace("{1,3}+", "{1,3}")), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    t0 = time.perf_counter()
+    tok.train_from_iterator(iter(docs), trainer)
+    seconds = time.perf_counter() - t0
+    # Undo the byte-to-printable-character map of GPT-2's vocabulary files.
+    shown = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
+    hidden = [b for b in range(256) if b not in shown]
+    byte_of = {chr(b): b for b in shown} | {chr(256 + k): b for k, b in enumerate(hidden)}
+    vocab = sorted(tok.get_vocab().items(), key=lambda item: item[1])
+    tokens = [t.encode("utf-8") if t in specials else bytes(byte_of[c] for c in t)
+              for t, _ in vocab]
+elif name == "rustbpe":
+    import rustbpe
+    tok = rustbpe.Tokenizer()
+    t0 = time.perf_counter()
+    tok.train_from_iterator(iter(docs), vocab_size - len(specials), pattern=PATTERN)
+    seconds = time.perf_counter() - t0
+    tokens = [bytes(t) for t, _ in tok.get_mergeable_ranks()]
+elif name == "bpeasy":
+    import bpeasy
+    t0 = time.perf_counter()
+    ranks = bpeasy.train_bpe(iter(docs), PATTERN, 128, vocab_size - len(specials))
+    seconds = time.perf_counter() - t0
+    tokens = list(ranks)
+try:
+    import resource
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    scale = 1 if sys.platform == "darwin" else 1024      # bytes on macOS, kB on Linux
+    memory = [me * scale / 1e6, kids * scale / 1e6]
+except ImportError:
+    memory = None
+print(json.dumps({"seconds": seconds, "memory": memory, "vocab": len(tokens),
+                  "tokens": [bytes(t).hex() for t in tokens]}))
+"""
+
+CASES = {   # name: (vocab size, special tokens, trainers that take part besides the peers)
+    "small": (500, [EOT], ["naive"]),
+    "prose": (4096, [], []),
+    "code": (10_000, [], []),
+}
+PEERS = ["tokenizers", "rustbpe", "bpeasy"]
+
+
+def write_corpora(folder: Path, cases: list[str]) -> dict[str, Path]:
+    from bpe_course import corpora
+    from pydoc_data.topics import topics
+    paths = {}
+    for case in cases:
+        if case == "small":
+            parts, size = [], 0
+            for key in sorted(topics):
+                if size > 133_000:
+                    break
+                parts.append(topics[key])
+                size += len(topics[key].encode("utf-8")) + len(EOT)
+            text = EOT.join(parts)
+        else:
+            text = corpora.prose() if case == "prose" else corpora.python_code()
+        paths[case] = folder / f"{case}.txt"
+        paths[case].write_text(text, encoding="utf-8")
+    return paths
+
+
+def available(module: str) -> bool:
+    return subprocess.run([sys.executable, "-c", f"import {module}"],
+                          capture_output=True).returncode == 0
+
+
+def run(trainer: str, path: Path, vocab_size: int, specials: list[str]) -> dict:
+    spec = json.dumps({"trainer": trainer, "path": str(path), "vocab_size": vocab_size,
+                       "specials": specials})
+    out = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"{trainer} failed:\n{out.stderr}")
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cases", default="small,prose,code")
+    args = parser.parse_args()
+    cases = args.cases.split(",")
+    peers = [p for p in PEERS if available(p)]
+    missing = [p for p in PEERS if p not in peers]
+    with tempfile.TemporaryDirectory() as folder:
+        paths = write_corpora(Path(folder), cases)
+        for case in cases:
+            vocab_size, specials, extra = CASES[case]
+            trainers = ["train_bpe"] + peers
+            best: dict[str, dict] = {}
+            for r in range(args.rounds):
+                for trainer in trainers + (extra if r == 0 else []):   # the naive loop: once
+                    result = run(trainer, paths[case], vocab_size, specials)
+                    if trainer not in best or result["seconds"] < best[trainer]["seconds"]:
+                        best[trainer] = result
+            report(case, paths[case], vocab_size, specials, best, args.rounds)
+    if missing:
+        print(f"\nnot installed, so not measured: {', '.join(missing)}")
+
+
+def report(case, path, vocab_size, specials, best, rounds) -> None:
+    size = path.stat().st_size
+    ours = best["train_bpe"]
+    our_tokens = set(ours["tokens"])
+    print(f"\n{case}: {size / 1e6:.2f} MB, vocab {vocab_size:,}"
+          + (f", special token {specials[0]}" if specials else "")
+          + f"; best of {rounds} (the naive loop: 1)")
+    print(f"{'trainer':<12}{'seconds':>9}{'peak MB':>9}{'(worker)':>9}{'ours vs it':>12}"
+          f"{'vocab':>8}{'shared':>8}")
+    for name, r in best.items():
+        mem = r["memory"] or [float("nan"), float("nan")]
+        worker = f"{mem[1]:>9.0f}" if mem[1] > 0 else f"{'-':>9}"
+        ratio = r["seconds"] / ours["seconds"]
+        shared = len(our_tokens & set(r["tokens"])) / max(len(r["tokens"]), 1)
+        print(f"{name:<12}{r['seconds']:>9.3f}{mem[0]:>9.0f}{worker}{ratio:>11.2f}x"
+              f"{r['vocab']:>8}{shared:>8.0%}")
+    if "naive" in best:
+        same = best["naive"]["tokens"] == ours["tokens"]
+        print(f"train_bpe learned the same merges as the naive loop: {'yes' if same else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()

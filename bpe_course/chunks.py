@@ -1,0 +1,189 @@
+"""Cutting a corpus into chunks and counting their pre-tokens in parallel.
+
+`pretokenize.count_pretokens` counts one text in this process. For a large
+corpus we cut it into chunks of a few megabytes and let worker processes
+count them at once; the counts of the chunks simply add up. That is exact
+only if no pre-token and no special token spans a cut, so a cut falls
+
+- at the start of a special token when one is near (a document boundary), or
+- else at a line break that the split pattern never crosses (`SplitRules.cut`).
+
+A file is never read whole: the parent process reads small windows to place
+the cuts, and each worker reads only its own chunk. Memory therefore stays
+bounded by a few chunks per worker plus the table of distinct pre-tokens.
+
+>>> text = "one\\ntwo<|eot|>three\\nfour\\n"
+>>> cuts = cut_points(text, 6, ["<|eot|>"], GPT4_SPLIT_PATTERN)
+>>> [text[a:b] for a, b in zip(cuts, cuts[1:])]
+['one\\ntwo', '<|eot|>three\\n', 'four\\n']
+
+Subtle: with a pattern that is not in `pretokenize.RULES`, nothing is known
+about its line breaks, so a corpus is cut only at special tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import re
+import sys
+import threading
+from collections import Counter, deque
+from typing import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from tqdm.auto import tqdm
+
+from .patterns import GPT4_SPLIT_PATTERN
+from .pretokenize import RULES, count_pretokens
+
+CHUNK_BYTES = 4_000_000    # target size of one chunk
+WINDOW = 1 << 16           # bytes read at a time while looking for a cut
+OVERLAP = 1024             # windows overlap, so a cut at a window's edge is not missed
+
+
+def _covered(data, q: int, specials) -> bool:
+    """True if an occurrence of a special token starts before `q` and ends after it."""
+    for t in specials:
+        i = data.find(t, max(0, q - len(t) + 1), q + len(t) - 1)
+        if 0 <= i < q:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=16)
+def _special_re(specials: tuple) -> re.Pattern:
+    longest_first = sorted(specials, key=len, reverse=True)
+    sep = b"|" if isinstance(specials[0], bytes) else "|"
+    return re.compile(sep.join(re.escape(t) for t in longest_first))
+
+
+def find_cut(data, lo: int, hi: int, specials: tuple, pattern: str):
+    """The first safe cut in `data[lo:hi]` (str or bytes), as an index into `data`, or None.
+
+    A special token wins over a line break. A cut inside an occurrence of a
+    special token (say inside "<|a|><|b|>" when that is a token too) is never
+    safe, so every candidate is checked against every token.
+    """
+    if specials:
+        for m in _special_re(specials).finditer(data, lo, hi):
+            if not _covered(data, m.start(), specials):
+                return m.start()
+    rules = RULES.get(pattern)
+    if rules is not None:
+        line = rules.cut_bytes if isinstance(data, bytes) else rules.cut_str
+        for m in line.finditer(data, lo, hi):
+            q = m.end() if rules.newline_before_cut else m.start()
+            if not _covered(data, q, specials):
+                return q
+    return None
+
+
+def cut_points(text: str, chunk: int, specials, pattern: str) -> list[int]:
+    """Offsets [0, ..., len(text)] that cut `text` into chunks of about `chunk` characters."""
+    specials = tuple(specials)
+    cuts = [0]
+    pos = chunk
+    while pos < len(text):
+        q = find_cut(text, pos, pos + WINDOW, specials, pattern)
+        if q is None:
+            pos += WINDOW - OVERLAP          # nothing here: look further on
+            continue
+        cuts.append(q)
+        pos = q + chunk
+    return cuts + [len(text)] if len(text) > cuts[-1] else cuts
+
+
+def file_cut_points(path, chunk: int, specials, pattern: str) -> list[int]:
+    """Byte offsets [0, ..., size] that cut a UTF-8 file into chunks of about `chunk` bytes.
+
+    Works on bytes: a special token's UTF-8 or an ASCII "\\n" can never start
+    in the middle of a character, so no decoding is needed to find a cut.
+    Only windows of WINDOW bytes are read.
+    """
+    raw = tuple(t.encode("utf-8") for t in specials)
+    size = os.path.getsize(path)
+    cuts = [0]
+    pos = chunk
+    with open(path, "rb") as f:
+        while pos < size:
+            # Read a little before `pos` too, to see a special token that covers it.
+            start = max(0, pos - max(map(len, raw), default=0))
+            f.seek(start)
+            data = f.read(pos - start + WINDOW)
+            q = find_cut(data, pos - start, len(data), raw, pattern)
+            if q is None:
+                pos += WINDOW - OVERLAP
+                continue
+            cuts.append(start + q)
+            pos = start + q + chunk
+    return cuts + [size] if size > cuts[-1] else cuts
+
+
+def count_file_chunk(path, start: int, end: int, pattern: str, specials) -> Counter:
+    """Count the pre-tokens of bytes [start, end) of a UTF-8 file (runs in a worker)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text: bad byte {data[e.start]:#04x} at "
+                         f"offset {start + e.start}") from None
+    return count_pretokens(text, pattern, specials)
+
+
+def count_text_chunk(text: str, pattern: str, specials) -> Counter:
+    return count_pretokens(text, pattern, specials)
+
+
+class ProgressBar(tqdm):
+    """tqdm without its monitor thread: a running thread would make forking unsafe."""
+    monitor_interval = 0
+
+
+def start_method() -> str:
+    """'fork' where it is fast and safe (Linux, no other threads), else 'spawn'.
+
+    Subtle: forking a process that runs other threads (a Jupyter kernel, a
+    Rust library's thread pool) can deadlock the child, and macOS forbids it
+    for system libraries; 'spawn' starts a fresh interpreter instead (slower,
+    and a script that uses it needs an `if __name__ == "__main__":` guard).
+    """
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
+def run_tasks(fn, tasks: Iterable[tuple], num_workers: int, progress=None) -> Counter:
+    """Add up the Counters `fn(*task)` over all tasks, in `num_workers` processes (1: here).
+
+    Tasks are made lazily and at most two per worker are in flight, so the
+    chunks of a big text are not all copied at once; results are added in
+    task order, so the first bad chunk of a file is the one reported.
+    """
+    total: Counter = Counter()
+    if num_workers <= 1:
+        for task in tasks:
+            total.update(fn(*task))
+            progress is None or progress.update()
+        return total
+    context = multiprocessing.get_context(start_method())
+    try:
+        with ProcessPoolExecutor(num_workers, mp_context=context) as pool:
+            pending: deque = deque()
+            for task in tasks:
+                pending.append(pool.submit(fn, *task))
+                while len(pending) >= 2 * num_workers:
+                    total.update(pending.popleft().result())
+                    progress is None or progress.update()
+            while pending:
+                total.update(pending.popleft().result())
+                progress is None or progress.update()
+    except BrokenProcessPool:
+        raise RuntimeError(
+            "a pre-tokenization worker process died before finishing (killed, or out "
+            "of memory?). Try again with num_workers=1 to count in this process.") from None
+    return total

@@ -1,0 +1,296 @@
+"""train_bpe: the same merges as the naive loop, special tokens, chunking, workers, errors.
+
+The reference is the course's naive loop: `RegexTokenizer.train` where there
+are no special tokens, and otherwise the same loop (`get_stats`, `merge`,
+`best_pair`) over the chunks of the pieces that `special.split_special` leaves
+between special tokens, which is what "never counted, never merged across"
+means.
+"""
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import given, settings, strategies as st
+
+from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
+                        RegexTokenizer, best_pair, corpora, get_stats, load, merge,
+                        to_tiktoken, train_bpe)
+from bpe_course.chunks import cut_points, file_cut_points, run_tasks
+from bpe_course.pretokenize import count_pretokens
+from bpe_course.special import split_special
+from bpe_course.train_fast import count_corpus, train
+
+EOT = "<|endoftext|>"
+PATTERNS = [GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN]
+
+
+def naive_merges(text, vocab_size, specials=(), pattern=GPT4_SPLIT_PATTERN):
+    """The naive loop over the chunks of the text between special tokens, as bytes pairs."""
+    pieces = [p for p in split_special(text, specials) if p not in specials]
+    chunks = [list(c.encode("utf-8")) for p in pieces for c in regex.findall(pattern, p)]
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = []
+    for idx in range(256, vocab_size - len(specials)):
+        stats = {}
+        for chunk in chunks:
+            get_stats(chunk, stats)
+        if not stats:
+            break
+        pair = best_pair(stats, vocab)
+        chunks = [merge(chunk, pair, idx) for chunk in chunks]
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        merges.append((vocab[pair[0]], vocab[pair[1]]))
+    return merges
+
+
+def regex_tokenizer_merges(text, vocab_size, pattern=None):
+    """RegexTokenizer.train's merges, as bytes pairs in order."""
+    tok = RegexTokenizer(pattern)
+    tok.train(text, vocab_size)
+    return [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in sorted(tok.merges.items(),
+                                                                 key=lambda item: item[1])]
+
+
+def reference_counts(text, pattern=GPT4_SPLIT_PATTERN, specials=()):
+    return Counter(c for p in split_special(text, specials) if p not in specials
+                   for c in regex.findall(pattern, p))
+
+
+# -- the same merges as the naive loop -----------------------------------------
+
+@pytest.mark.parametrize("text", [corpora.prose()[:30_000], corpora.python_code(300_000)[-30_000:]],
+                         ids=["prose", "code"])
+def test_train_bpe_learns_the_merges_of_regex_tokenizer_train(text):
+    _, merges = train_bpe(text, 400)
+    assert merges == regex_tokenizer_merges(text, 400)
+
+
+@pytest.mark.parametrize("pattern", [GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN], ids=["gpt4o", "gpt2"])
+def test_train_bpe_learns_the_same_merges_with_other_patterns(pattern):
+    text = corpora.python_code(300_000)[:12_000] + corpora.SAMPLES["German"] * 3
+    _, merges = train_bpe(text, 320, pattern=pattern)
+    assert merges == regex_tokenizer_merges(text, 320, pattern)
+
+
+ADVERSARIAL = {
+    "many equal counts": " ".join(f"{a}{b}" for a in "abcdefghij" for b in "klmnopqrst"),
+    "long runs of one character": "a" * 3001 + " " + "a" * 1000 + "b" * 777 + "\n" * 50,
+    "every count is one": "".join(chr(0x4E00 + 7 * i) for i in range(300)),
+    "overlapping pairs": "aaaa aaa aa a abab ababab aabb " * 20,
+    "spaces and newlines": "  \n \n\n   x \t\n\r\n  " * 30,
+}
+
+
+@pytest.mark.parametrize("name", list(ADVERSARIAL))
+def test_train_bpe_matches_the_naive_loop_on_adversarial_text(name):
+    text = ADVERSARIAL[name]
+    _, merges = train_bpe(text, 350)
+    assert merges == regex_tokenizer_merges(text, 350)
+
+
+def test_train_bpe_matches_the_naive_loop_with_many_special_tokens():
+    specials = [EOT, "<|a|>", "<|a|><|b|>", "<|b|>"]
+    docs = corpora.prose()[:8000].split("\n")
+    text = "".join(doc + specials[i % 4] for i, doc in enumerate(docs))
+    _, merges = train_bpe(text, 330, specials)
+    assert merges == naive_merges(text, 330, specials)
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=st.lists(st.sampled_from(list("ab c\n\t'sS9.é") + ["ab", "  ", EOT, "\r\n", "🦊"]),
+                    max_size=60).map("".join),
+       merges=st.integers(0, 30), use_special=st.booleans())
+def test_train_bpe_matches_the_naive_loop_on_random_text(text, merges, use_special):
+    specials = [EOT] if use_special else []
+    vocab_size = 256 + merges + len(specials)
+    _, learned = train_bpe(text, vocab_size, specials)
+    assert learned == naive_merges(text, vocab_size, specials)
+
+
+def test_lone_surrogates_are_replaced_as_in_the_naive_loop():
+    text = "ab\ud800ab \udfffab"
+    assert train_bpe(text, 270)[1] == regex_tokenizer_merges(text, 270)
+
+
+# -- special tokens and vocab_size -----------------------------------------------
+
+def test_special_tokens_are_never_counted_or_merged_across():
+    text = ("<|x|>ab" * 50) + "<|x|>"
+    vocab, merges = train_bpe(text, 300, ["<|x|>"])
+    assert merges == [(b"a", b"b")]            # "<|x|>" itself is not counted
+    assert vocab[257] == b"<|x|>" and len(vocab) == 258
+
+
+def test_no_learned_token_contains_a_special_token():
+    specials = [EOT, "<|pad|>"]
+    text = "".join(f"Story {i}: the cat sat.{specials[i % 2]}" for i in range(200))
+    vocab, _ = train_bpe(text, 400, specials)
+    learned = [t for i, t in vocab.items() if 256 <= i < 400 - len(specials)]
+    assert not any(s.encode() in t for t in learned for s in specials)
+    assert not any(t.startswith(b".<") or t.endswith(b"<|") for t in learned)
+
+
+def test_special_tokens_get_the_ids_after_the_merges():
+    vocab, merges = train_bpe("hello world " * 10, 256 + 5 + 2, ["<|a|>", "<|b|>"])
+    assert len(merges) == 5
+    assert vocab[261] == b"<|a|>" and vocab[262] == b"<|b|>"
+    assert sorted(vocab) == list(range(263))
+    assert all(vocab[256 + i] == a + b for i, (a, b) in enumerate(merges))
+
+
+def test_vocab_size_counts_bytes_merges_and_special_tokens():
+    vocab, merges = train_bpe(corpora.prose()[:5000], 300, [EOT])
+    assert len(vocab) == 300 and len(merges) == 300 - 256 - 1
+
+
+def test_training_stops_early_when_no_pair_is_left():
+    vocab, merges = train_bpe("abc", 1000, [EOT])
+    assert merges == [(b"b", b"c"), (b"a", b"bc")]
+    assert vocab[258] == EOT.encode() and len(vocab) == 259
+
+
+def test_an_empty_special_token_list_does_not_split_the_text():
+    assert train_bpe("aaa|aaa", 258, [])[1] == [(b"a", b"a"), (b"aa", b"a")]
+
+
+# -- chunks and workers ------------------------------------------------------------
+
+TRICKY = list("ab \n\n\t/'s9.é\r") + ["\n  ", " \n", "\xa0", "\u2028", EOT, "<|a|>", "<|a|><|a|>"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.lists(st.sampled_from(TRICKY), max_size=40).map("".join), chunk=st.integers(1, 12),
+       pattern=st.sampled_from(PATTERNS), use_special=st.booleans())
+def test_chunking_gives_the_same_counts_as_one_chunk(text, chunk, pattern, use_special):
+    specials = [EOT, "<|a|>", "<|a|><|a|>"] if use_special else []
+    expected = reference_counts(text, pattern, specials)
+    assert count_pretokens(text, pattern, specials) == expected
+    assert count_corpus(text + "\n\n", pattern, specials, 1, chunk) == \
+        reference_counts(text + "\n\n", pattern, specials)
+
+
+@settings(max_examples=30, deadline=None)
+@given(text=st.lists(st.sampled_from(TRICKY), max_size=40).map("".join), chunk=st.integers(1, 12),
+       pattern=st.sampled_from(PATTERNS))
+def test_chunking_a_file_gives_the_same_counts_as_one_chunk(tmp_path_factory, text, chunk,
+                                                            pattern):
+    path = tmp_path_factory.mktemp("corpus") / "c.txt"
+    path.write_bytes(text.encode("utf-8"))
+    specials = [EOT, "<|a|>", "<|a|><|a|>"]
+    cuts = file_cut_points(path, chunk, specials, pattern)
+    assert cuts[0] == 0 and cuts[-1] == len(text.encode()) and cuts == sorted(set(cuts))
+    assert len(cuts) > 1 or not text
+    assert count_corpus(path, pattern, specials, 1, chunk) == reference_counts(text, pattern,
+                                                                               specials)
+
+
+def test_cuts_fall_on_special_tokens_when_there_are_some():
+    text = ("word " * 30 + EOT) * 20
+    cuts = cut_points(text, 100, [EOT], GPT4_SPLIT_PATTERN)
+    assert len(cuts) > 5
+    assert all(text.startswith(EOT, c) for c in cuts[1:-1])
+
+
+def test_cuts_fall_on_line_breaks_otherwise():
+    text = "def f():\n    return 1\n\n" * 50
+    cuts = cut_points(text, 100, [], GPT4_SPLIT_PATTERN)
+    assert len(cuts) > 5 and all(text[c - 1] == "\n" != text[c] for c in cuts[1:-1])
+
+
+def test_one_and_two_workers_give_the_same_result(tmp_path):
+    path = tmp_path / "corpus.txt"
+    text = corpora.prose()[:60_000].replace("\n\n\n", EOT)
+    path.write_text(text, encoding="utf-8")
+    one = train_bpe(path, 600, [EOT], num_workers=1, chunk_bytes=5000)
+    two = train_bpe(path, 600, [EOT], num_workers=2, chunk_bytes=5000)
+    assert one == two == train_bpe(text, 600, [EOT], num_workers=1)
+
+
+def test_a_worker_that_dies_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="worker process died"):
+        run_tasks(os._exit, [(3,), (3,), (3,)], num_workers=2)
+
+
+def test_counting_a_large_text_with_two_workers_is_exact():
+    text = corpora.python_code(400_000)
+    counts = count_corpus(text, GPT4_SPLIT_PATTERN, [], 2, 50_000)
+    assert counts == reference_counts(text)
+
+
+# -- input, errors -------------------------------------------------------------
+
+def test_a_str_naming_a_file_reads_it_and_other_strs_are_text(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("xyxyxy", encoding="utf-8")
+    assert train_bpe(str(path), 257)[1] == [(b"x", b"y")]
+    assert train_bpe(path, 257)[1] == [(b"x", b"y")]
+    assert train_bpe("ab" * 50 + "\n" + str(path), 257)[1] == [(b"a", b"b")]   # text
+
+
+def test_bad_arguments_are_clear_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no corpus file"):
+        train_bpe(tmp_path / "missing.txt", 300)
+    with pytest.raises(ValueError, match="at least 257"):
+        train_bpe("text", 256, [EOT])
+    with pytest.raises(TypeError, match="list of strings"):
+        train_bpe("text", 300, EOT)
+    with pytest.raises(ValueError, match="repeated"):
+        train_bpe("text", 300, [EOT, EOT])
+    with pytest.raises(ValueError, match="num_workers"):
+        train_bpe("text", 300, num_workers=0)
+    with pytest.raises(TypeError, match="path or a str"):
+        train_bpe(b"bytes", 300)
+
+
+def test_a_file_that_is_not_utf8_names_the_offset(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"hello\n" * 100 + "café".encode("latin-1"))
+    with pytest.raises(ValueError, match="not UTF-8.*offset 603"):
+        train_bpe(path, 300)
+    with pytest.raises(ValueError, match="offset 603"):
+        train_bpe(path, 300, num_workers=2, chunk_bytes=50)
+
+
+def test_nothing_is_printed_unless_verbose(capsys):
+    train_bpe("hello world", 260)
+    assert capsys.readouterr() == ("", "")
+    train_bpe("hello world", 260, verbose=True)
+    assert "merging" in capsys.readouterr().err
+
+
+# -- through RegexTokenizer --------------------------------------------------------
+
+def test_a_fast_trained_tokenizer_saves_loads_encodes_and_exports(tmp_path):
+    text = corpora.prose()[:20_000] + EOT + corpora.SAMPLES["Code"]
+    vocab, merges = train_bpe(text, 400, [EOT])
+    tok = RegexTokenizer.from_merges(merges, [EOT])
+    assert tok.vocab == vocab
+    other = RegexTokenizer()
+    other.train_fast(text, 400, [EOT])
+    assert other.merges == tok.merges and other.special_tokens == tok.special_tokens
+    tok.save(tmp_path / "fast")
+    loaded = load(tmp_path / "fast.model")
+    sample = "The quick brown fox" + EOT + "def f(): pass"
+    ids = loaded.encode(sample, allowed_special="all")
+    assert ids == tok.encode(sample, allowed_special="all")
+    assert loaded.decode(ids) == sample
+    assert to_tiktoken(loaded).encode(sample, allowed_special="all") == ids
+
+
+def test_the_token_count_of_training_equals_encoding_the_corpus():
+    text = corpora.prose()[:20_000]
+    result = train(text, 400, [], GPT4_SPLIT_PATTERN)
+    tok = RegexTokenizer()
+    tok.train_fast(text, 400)
+    assert result.text_tokens == len(tok.encode_ordinary(text))
+    assert result.text_bytes == len(text.encode("utf-8"))
+
+
+def test_from_merges_rejects_merges_of_unknown_tokens():
+    with pytest.raises(ValueError, match="no earlier merge"):
+        RegexTokenizer.from_merges([(b"ab", b"c")])
