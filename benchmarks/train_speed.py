@@ -6,6 +6,7 @@ Every measurement runs in a fresh Python process, so none inherits another's
 memory or caches; rounds are interleaved (A, B, C, A, B, C, ...) so that a
 noisy neighbour slows every trainer alike, and the best round is shown with the
 peak memory of that process (and of its largest worker process, if any).
+"÷ ours" is a trainer's time divided by train_bpe's: above 1, train_bpe is faster.
 Only training is timed: not starting Python, not importing, not preparing the
 corpus. train_bpe reads the corpus file itself; the peers get the documents
 their users would give them, from an iterator: the corpus cut at line breaks
@@ -20,7 +21,11 @@ Cases, all from text every Python ships (see `bpe_course.corpora`):
 - small: 133 kB of prose, help topics separated by <|endoftext|>, vocab 500
   (the size of CS336's corpus.en test), also trained by the naive loop;
 - prose: the whole 0.47 MB prose corpus, vocab 4,096;
-- code: 8 MB of standard-library Python, vocab 10,000.
+- code: 8 MB of standard-library Python, vocab 10,000;
+- big (only when asked for, `--cases big`): 200 MB, the prose and code corpora
+  over and over (with a number glued to every "the", so that pieces differ)
+  and <|endoftext|> between them, vocab 10,000; train_bpe only, to show that
+  memory stays bounded.
 """
 
 from __future__ import annotations
@@ -39,18 +44,19 @@ import json, sys, time
 spec = json.loads(sys.argv[1])
 path, vocab_size, specials = spec["path"], spec["vocab_size"], spec["specials"]
 from bpe_course import GPT4_SPLIT_PATTERN as PATTERN
-text = open(path, encoding="utf-8").read()
-if specials:
-    docs = text.split(specials[0])
-else:          # a few dozen documents, cut at line breaks
-    step = max(len(text) // 40, 1)
-    docs, start = [], 0
-    while start < len(text):
-        end = text.find("\n", start + step)
-        end = len(text) if end < 0 else end + 1
-        docs.append(text[start:end])
-        start = end
 name = spec["trainer"]
+if name != "train_bpe":      # train_bpe reads the file itself
+    text = open(path, encoding="utf-8").read()
+    if specials:
+        docs = text.split(specials[0])
+    else:          # a few dozen documents, cut at line breaks
+        step = max(len(text) // 40, 1)
+        docs, start = [], 0
+        while start < len(text):
+            end = text.find("\n", start + step)
+            end = len(text) if end < 0 else end + 1
+            docs.append(text[start:end])
+            start = end
 if name == "train_bpe":
     from pathlib import Path
     from bpe_course import train_bpe
@@ -110,14 +116,23 @@ elif name == "bpeasy":
     ranks = bpeasy.train_bpe(iter(docs), PATTERN, 128, vocab_size - len(specials))
     seconds = time.perf_counter() - t0
     tokens = list(ranks)
+# Peak memory. Subtle: on Linux, ru_maxrss of a process started by fork+exec
+# starts from the RSS of the process that launched it, so read VmHWM (reset by
+# exec) there. Workers are forked by train_bpe: their ru_maxrss is their own.
+memory = None
 try:
     import resource
-    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     scale = 1 if sys.platform == "darwin" else 1024      # bytes on macOS, kB on Linux
-    memory = [me * scale / 1e6, kids * scale / 1e6]
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale
+    try:
+        status = open("/proc/self/status").read()
+        me = int(status.split("VmHWM:")[1].split()[0]) * 1024
+    except (OSError, IndexError):
+        pass
+    memory = [me / 1e6, kids / 1e6]
 except ImportError:
-    memory = None
+    pass
 print(json.dumps({"seconds": seconds, "memory": memory, "vocab": len(tokens),
                   "tokens": [bytes(t).hex() for t in tokens]}))
 """
@@ -126,6 +141,7 @@ CASES = {   # name: (vocab size, special tokens, trainers that take part besides
     "small": (500, [EOT], ["naive"]),
     "prose": (4096, [], []),
     "code": (10_000, [], []),
+    "big": (10_000, [EOT], None),       # train_bpe only: memory on a 200 MB file
 }
 PEERS = ["tokenizers", "rustbpe", "bpeasy"]
 
@@ -143,6 +159,16 @@ def write_corpora(folder: Path, cases: list[str]) -> dict[str, Path]:
                 parts.append(topics[key])
                 size += len(topics[key].encode("utf-8")) + len(EOT)
             text = EOT.join(parts)
+        elif case == "big":
+            paths[case] = folder / "big.txt"
+            with open(paths[case], "w", encoding="utf-8") as f:
+                size, k = 0, 0
+                while size < 200_000_000:
+                    part = (corpora.python_code() if k % 2 else corpora.prose())
+                    part = part.replace("the", f"the{k % 97}") + EOT
+                    f.write(part)
+                    size, k = size + len(part.encode("utf-8")), k + 1
+            continue
         else:
             text = corpora.prose() if case == "prose" else corpora.python_code()
         paths[case] = folder / f"{case}.txt"
@@ -176,7 +202,8 @@ def main() -> None:
         paths = write_corpora(Path(folder), cases)
         for case in cases:
             vocab_size, specials, extra = CASES[case]
-            trainers = ["train_bpe"] + peers
+            trainers = ["train_bpe"] + (peers if extra is not None else [])
+            extra = extra or []
             best: dict[str, dict] = {}
             for r in range(args.rounds):
                 for trainer in trainers + (extra if r == 0 else []):   # the naive loop: once
@@ -195,14 +222,14 @@ def report(case, path, vocab_size, specials, best, rounds) -> None:
     print(f"\n{case}: {size / 1e6:.2f} MB, vocab {vocab_size:,}"
           + (f", special token {specials[0]}" if specials else "")
           + f"; best of {rounds} (the naive loop: 1)")
-    print(f"{'trainer':<12}{'seconds':>9}{'peak MB':>9}{'(worker)':>9}{'ours vs it':>12}"
+    print(f"{'trainer':<12}{'seconds':>9}{'÷ ours':>9}{'peak MB':>9}{'worker MB':>11}"
           f"{'vocab':>8}{'shared':>8}")
     for name, r in best.items():
         mem = r["memory"] or [float("nan"), float("nan")]
-        worker = f"{mem[1]:>9.0f}" if mem[1] > 0 else f"{'-':>9}"
+        worker = f"{mem[1]:>11.0f}" if mem[1] > 0 else f"{'-':>11}"
         ratio = r["seconds"] / ours["seconds"]
         shared = len(our_tokens & set(r["tokens"])) / max(len(r["tokens"]), 1)
-        print(f"{name:<12}{r['seconds']:>9.3f}{mem[0]:>9.0f}{worker}{ratio:>11.2f}x"
+        print(f"{name:<12}{r['seconds']:>9.3f}{ratio:>8.2f}x{mem[0]:>9.0f}{worker}"
               f"{r['vocab']:>8}{shared:>8.0%}")
     if "naive" in best:
         same = best["naive"]["tokens"] == ours["tokens"]

@@ -129,8 +129,9 @@ def count_corpus(input, pattern: str, specials: list[str], num_workers: int | No
         raise ValueError(f"num_workers must be a positive int, got {num_workers!r}")
     if not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
-    # Smaller chunks for a corpus of a few chunks, so that every worker has work.
-    chunk = max(min(chunk_bytes, size // (4 * num_workers)), 1) if num_workers > 1 else chunk_bytes
+    # About two chunks per worker for a corpus of a few chunks: all get work, and
+    # fewer chunks mean fewer tables of counts to send back and add up.
+    chunk = chunk_bytes if num_workers == 1 else min(chunk_bytes, -(-size // (2 * num_workers)))
     if path:
         cuts = file_cut_points(path, chunk, specials, pattern)
         tasks = ((path, a, b, pattern, specials) for a, b in zip(cuts, cuts[1:]))
