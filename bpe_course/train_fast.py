@@ -124,7 +124,7 @@ def count_corpus(input, pattern: str, specials: list[str], num_workers: int | No
     path = corpus_path(input)
     size = os.path.getsize(path) if path else len(input)
     if num_workers is None:
-        num_workers = 1 if size < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)
+        num_workers = 1 if size < PARALLEL_MIN_BYTES else cores()
     if not isinstance(num_workers, int) or num_workers < 1:
         raise ValueError(f"num_workers must be a positive int, got {num_workers!r}")
     if not isinstance(chunk_bytes, int) or chunk_bytes < 1:
@@ -147,6 +147,14 @@ def count_corpus(input, pattern: str, specials: list[str], num_workers: int | No
     with ProgressBar(total=len(cuts) - 1, desc="pre-tokenizing", unit="chunk",
               disable=not show) as bar:
         return run_tasks(fn, tasks, min(num_workers, len(cuts) - 1), bar)
+
+
+def cores() -> int:
+    """The cores this process may use (fewer than the machine has, in some containers)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:              # macOS, Windows
+        return os.cpu_count() or 1
 
 
 def corpus_path(input) -> Path | None:

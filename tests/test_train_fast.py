@@ -216,6 +216,14 @@ def test_a_worker_that_dies_is_a_clear_error():
         run_tasks(os._exit, [(3,), (3,), (3,)], num_workers=2)
 
 
+def test_workers_started_by_spawn_count_the_same(monkeypatch):
+    """'spawn' is what macOS and Windows use: workers must be importable functions."""
+    import bpe_course.chunks
+    monkeypatch.setattr(bpe_course.chunks, "start_method", lambda: "spawn")
+    text = corpora.prose()[:20_000]
+    assert count_corpus(text, GPT4_SPLIT_PATTERN, [EOT], 2, 5000) == reference_counts(text)
+
+
 def test_counting_a_large_text_with_two_workers_is_exact():
     text = corpora.python_code(400_000)
     counts = count_corpus(text, GPT4_SPLIT_PATTERN, [], 2, 50_000)
