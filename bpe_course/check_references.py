@@ -1,0 +1,101 @@
+"""Reference answers for the checkers: the course's version of what learners write.
+
+Most checkers compare a learner's code with the package itself (`merge` with
+`bpe_course.merge`, a tokenizer class with `RegexTokenizer`, ...). These are
+the few references the package has no other use for: one-liners for the
+UTF-8 warm-ups, `chunked_stats` and `count_pretokens`, the naive trainer in
+`train_bpe`'s form, and tiktoken itself behind the course's interface.
+
+>>> code_points_and_bytes("é")
+(1, 2)
+>>> naive_train_bpe("abab", 258)[1]
+[(b'a', b'b'), (b'ab', b'ab')]
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .basic import fix_surrogates
+from .pairs import best_pair, get_stats, merge
+from .patterns import GPT4_SPLIT_PATTERN
+from .special import split_special
+
+
+def utf8_list(text: str) -> list[int]:
+    return list(text.encode("utf-8"))
+
+
+def code_points_and_bytes(text: str) -> tuple[int, int]:
+    return len(text), len(text.encode("utf-8"))
+
+
+def safe_decode(byte_list: list[int]) -> str:
+    return bytes(byte_list).decode("utf-8", errors="replace")
+
+
+def chunked_stats(chunks: list[list[int]]) -> dict[tuple[int, int], int]:
+    counts: dict[tuple[int, int], int] = {}
+    for chunk in chunks:
+        get_stats(chunk, counts)
+    return counts
+
+
+def ordinary_parts(text: str, special_tokens=()) -> list[str]:
+    """The pieces of `text` between special tokens (the tokens themselves dropped)."""
+    return [p for p in split_special(text, special_tokens) if p not in special_tokens]
+
+
+def count_pretokens(text: str, special_tokens=(), pattern: str = GPT4_SPLIT_PATTERN
+                    ) -> dict[str, int]:
+    compiled = regex.compile(pattern)
+    counts: dict[str, int] = {}
+    for part in ordinary_parts(fix_surrogates(text), special_tokens):
+        for chunk in compiled.findall(part):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return counts
+
+
+def naive_train_bpe(text: str, vocab_size: int, special_tokens=(),
+                    pattern: str = GPT4_SPLIT_PATTERN):
+    """The naive loop of `RegexTokenizer.train`, in `train_bpe`'s form: (vocab, merges).
+
+    Special tokens are cut out first and get the last ids.
+    """
+    compiled = regex.compile(pattern)
+    chunks = [list(c.encode("utf-8")) for part in ordinary_parts(fix_surrogates(text),
+                                                                 special_tokens)
+              for c in compiled.findall(part)]
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = []
+    for idx in range(256, vocab_size - len(special_tokens)):
+        stats: dict[tuple[int, int], int] = {}
+        for chunk in chunks:
+            get_stats(chunk, stats)
+        if not stats:
+            break
+        pair = best_pair(stats, vocab)
+        chunks = [merge(chunk, pair, idx) for chunk in chunks]
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        merges.append((vocab[pair[0]], vocab[pair[1]]))
+    for token in special_tokens:
+        vocab[len(vocab)] = token.encode("utf-8")
+    return vocab, merges
+
+
+class TiktokenReference:
+    """tiktoken itself, behind the interface of the course's tokenizers."""
+
+    def __init__(self, encoding: str = "cl100k_base") -> None:
+        from .encodings import get_encoding
+        self.enc = get_encoding(encoding)
+
+    def encode(self, text: str, allowed_special="none_raise") -> list[int]:
+        if allowed_special == "none":
+            return self.enc.encode_ordinary(text)
+        if allowed_special == "none_raise":
+            return self.enc.encode(text)
+        return self.enc.encode(text, allowed_special=allowed_special)
+
+    def decode(self, ids: list[int]) -> str:
+        return self.enc.decode(ids)

@@ -1,0 +1,278 @@
+"""Running check cases against a learner's code: the only part of checking that touches it.
+
+A *case* is a line or two of Python, such as `merge([1, 1, 1], (1, 1), 256)`,
+run with the learner's function bound to its name; the value of its last
+expression is the answer. Cases come in *groups* that share named inputs
+(`TEXT = ...`) and some setup code (say, training a tokenizer once). Running
+the very same code with the course's own function bound to the name gives
+the expected answer, so a case is also a recipe the learner can paste into a
+cell to reproduce a failure.
+
+The learner's code may raise, loop forever or print; `run_group` turns all of
+that into data (`Raised`), within a time limit, and keeps what it printed.
+
+Subtle: this module uses the standard library only, on purpose. The grader
+(`bpe_course.grading`) sends this file's source into the learner's kernel and
+calls `probe` there, so grading never depends on code the learner's notebook
+could have imported and changed. Answers travel back as JSON (`to_plain`,
+`from_plain`), and the comparison happens in the grader's own process.
+
+>>> group = {"env": {}, "setup": "", "cases": ["f(2)", "f(0)"]}
+>>> [answer for answer, printed in run_group("f", lambda x: 10 // x, group)]
+[5, Raised('ZeroDivisionError', 'integer division or modulo by zero')]
+"""
+
+import ast
+import contextlib
+import io
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+
+class Raised:
+    """An exception raised by code under test, kept as data: type name, message, where."""
+
+    def __init__(self, type_name, message, where=""):
+        self.type_name, self.message, self.where = type_name, message, where
+
+    def __eq__(self, other):
+        return isinstance(other, Raised) and self.type_name == other.type_name
+
+    def __repr__(self):
+        return f"Raised({self.type_name!r}, {self.message!r})"
+
+    @property
+    def not_attempted(self):
+        return self.type_name == "NotImplementedError"
+
+
+class Opaque:
+    """An answer of a type that cannot travel as JSON; equal to nothing."""
+
+    def __init__(self, type_name, text):
+        self.type_name, self.text = type_name, text
+
+    def __eq__(self, other):
+        return False
+
+    def __repr__(self):
+        return self.text
+
+
+class TookTooLong(BaseException):
+    """Raised inside code under test when its time is up (a BaseException, so a
+    learner's `except Exception:` cannot swallow it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Interrupt the code inside after `seconds` (Unix main thread only; elsewhere no limit)."""
+    usable = (seconds and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise TookTooLong(f"took longer than {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def run_code(code, namespace):
+    """Execute `code` in `namespace`; return the value of its last line if that is an expression."""
+    tree = ast.parse(code, mode="exec")
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<check>", "exec"), namespace)
+    if last is None:
+        return None
+    return eval(compile(ast.Expression(last.value), "<check>", "eval"), namespace)
+
+
+def caught(exc):
+    """Turn an exception into `Raised`, pointing at the learner's line where it happened."""
+    where = ""
+    here = run_code.__code__.co_filename
+    library = tuple({os.path.dirname(os.__file__), sys.prefix, sys.base_prefix})
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename in (here, "<check>") or frame.filename.startswith(library):
+            continue
+        where = f"line {frame.lineno} of your code: {(frame.line or '').strip()}"
+        break
+    return Raised(type(exc).__name__, str(exc), where)
+
+
+def seconds(fn, repeat=1, budget=2.0):
+    """The best wall time of up to `repeat` calls of `fn()`, in seconds.
+
+    Stops repeating once `budget` seconds have gone: a slow function needs no
+    second measurement to show it is slow.
+    """
+    best, spent = float("inf"), 0.0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        took = time.perf_counter() - start
+        best, spent = min(best, took), spent + took
+        if spent > budget:
+            break
+    return best
+
+
+def text_file(path):
+    """True if the file at `path` is UTF-8 text (a pickle, for one, is not)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return "\x00" not in data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+
+
+def _run(code, namespace, limit):
+    """Run one piece of code: (answer or Raised, what it printed)."""
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), time_limit(limit):
+            answer = run_code(code, namespace)
+    except (Exception, SystemExit, TookTooLong) as exc:
+        answer = caught(exc)
+        if isinstance(exc, TookTooLong):
+            answer = Raised("TimeoutError", str(exc), answer.where)
+    return answer, out.getvalue()
+
+
+def run_group(name, target, group, time_limit=30.0):
+    """Yield `(answer, printed)` for each case of `group`, with `target` bound to `name`.
+
+    A group is a dict: `env` (named inputs), `setup` (code run first) and
+    `cases` (code strings). If the setup fails, every case answers with
+    that failure. Files go to a fresh folder named by `TMP`.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        namespace = {"__name__": "__check__", name: target, "seconds": seconds,
+                     "text_file": text_file, "TMP": tmp, **group.get("env", {})}
+        limit = group.get("time_limit") or time_limit
+        failed = None
+        if group.get("setup"):
+            failed, printed = _run(group["setup"], namespace, group.get("setup_time_limit") or limit)
+            if not isinstance(failed, Raised):
+                failed = None
+        for code in group["cases"]:
+            if failed is not None:
+                yield failed, printed
+            else:
+                yield _run(code, namespace, limit)
+
+
+def describe(obj, methods=()):
+    """Where `obj` comes from: its kind, module, base classes and the owners of `methods`."""
+    info = {"kind": "class" if isinstance(obj, type) else
+            "function" if callable(obj) else type(obj).__name__,
+            "module": str(getattr(obj, "__module__", "") or ""),
+            "name": str(getattr(obj, "__qualname__", "") or "")}
+    module = sys.modules.get(info["module"])        # is it a course module's own object?
+    info["course"] = (info["module"].startswith("bpe_course") and module is not None
+                      and getattr(module, info["name"], None) is obj)
+    if isinstance(obj, type):
+        info["bases"] = [f"{c.__module__}.{c.__qualname__}" for c in obj.__mro__[1:]
+                         if c is not object]
+        owners = {}
+        for method in methods:
+            owner = next((c for c in obj.__mro__ if method in vars(c)), None)
+            owners[method] = None if owner is None else f"{owner.__module__}.{owner.__qualname__}"
+        info["methods"] = owners
+    return info
+
+
+# -- answers as JSON: lists, tuples, bytes, dicts and sets survive the trip ----------------
+
+def to_plain(x, depth=0):
+    """`x` as JSON-ready data; `from_plain` turns it back.
+
+    >>> from_plain(json.loads(json.dumps(to_plain({(1, 2): [b"a", ("x",)]}))))
+    {(1, 2): [b'a', ('x',)]}
+    """
+    if depth > 50:
+        return {"opaque": ["deep", "a structure nested too deeply"]}
+    if x is None or type(x) in (bool, int, float, str):
+        return x
+    for plain in (int, float, str):      # a subclass may redefine ==: keep the plain value
+        if isinstance(x, plain):
+            return plain(x)
+    if isinstance(x, list):
+        return [to_plain(v, depth + 1) for v in x]
+    if isinstance(x, tuple):
+        return {"tuple": [to_plain(v, depth + 1) for v in x]}
+    if isinstance(x, (bytes, bytearray)):
+        return {"bytes": bytes(x).hex()}
+    if isinstance(x, dict):
+        return {"dict": [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in x.items()]}
+    if isinstance(x, (set, frozenset)):
+        return {"set": [to_plain(v, depth + 1) for v in x]}
+    if isinstance(x, Raised):
+        return {"raised": [x.type_name, x.message, x.where]}
+    try:
+        text = repr(x)
+    except Exception:
+        text = f"<{type(x).__name__} object>"
+    return {"opaque": [type(x).__name__, text[:500]]}
+
+
+def from_plain(x):
+    if isinstance(x, list):
+        return [from_plain(v) for v in x]
+    if not isinstance(x, dict):
+        return x
+    (tag, value), = x.items()
+    if tag == "tuple":
+        return tuple(from_plain(v) for v in value)
+    if tag == "bytes":
+        return bytes.fromhex(value)
+    if tag == "dict":
+        return {_hashable(from_plain(k)): from_plain(v) for k, v in value}
+    if tag == "set":
+        return {_hashable(from_plain(v)) for v in value}
+    if tag == "raised":
+        return Raised(*value)
+    return Opaque(*value)
+
+
+def _hashable(x):
+    return x if not isinstance(x, list) else tuple(_hashable(v) for v in x)
+
+
+def probe(request, namespace):
+    """Grading: run every exercise's cases against the objects in `namespace`.
+
+    Writes `{exercise id: {"describe": ..., "answers": [[answer, ...] per group]}}`
+    as JSON to `request["out"]` after each exercise, so a later hang loses
+    only what had not run yet.
+    """
+    results = {}
+    for exercise in request["exercises"]:
+        name = exercise["target"]
+        if name not in namespace:
+            results[exercise["id"]] = {"missing": True}
+        else:
+            target = namespace[name]
+            entry = {"describe": describe(target, exercise.get("methods", ())), "answers": []}
+            results[exercise["id"]] = entry
+            for group in exercise["groups"]:
+                group = dict(group, env={k: from_plain(v) for k, v in group["env"].items()})
+                entry["answers"].append([to_plain(answer) for answer, printed in
+                                         run_group(name, target, group, request["time_limit"])])
+        with open(request["out"], "w", encoding="utf-8") as f:
+            json.dump(results, f)
