@@ -8,6 +8,9 @@ only if no pre-token and no special token spans a cut, so a cut falls
 - at the start of a special token when one is near (a document boundary), or
 - else at a line break that the split pattern never crosses (`SplitRules.cut`).
 
+`count_corpus` does it all for `train_bpe`: it cuts a text or a file, counts
+the chunks here or in worker processes, and adds up the counts.
+
 A file is never read whole: the parent process reads small windows to place
 the cuts, and each worker reads only its own chunk. Memory therefore stays
 bounded by a few chunks per worker plus the table of distinct pre-tokens.
@@ -30,16 +33,21 @@ import re
 import sys
 import threading
 from collections import Counter, deque
-from typing import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Iterable
 
 from tqdm.auto import tqdm
 
-from .patterns import GPT4_SPLIT_PATTERN
+from .patterns import GPT4_SPLIT_PATTERN  # noqa: F401 (the doctest uses it)
+from .basic import fix_surrogates
 from .pretokenize import RULES, count_pretokens
 
 CHUNK_BYTES = 4_000_000    # target size of one chunk
+# Below this size a corpus is counted in this process unless num_workers says
+# otherwise: starting workers would cost more than it saves.
+PARALLEL_MIN_BYTES = 2_000_000
 WINDOW = 1 << 16           # bytes read at a time while looking for a cut
 OVERLAP = 1024             # windows overlap, so a cut at a window's edge is not missed
 
@@ -85,7 +93,7 @@ def cut_points(text: str, chunk: int, specials, pattern: str) -> list[int]:
     """Offsets [0, ..., len(text)] that cut `text` into chunks of about `chunk` characters."""
     specials = tuple(specials)
     cuts = [0]
-    pos = chunk
+    pos = chunk if specials or pattern in RULES else len(text)     # else: no safe cuts
     while pos < len(text):
         q = find_cut(text, pos, pos + WINDOW, specials, pattern)
         if q is None:
@@ -106,7 +114,7 @@ def file_cut_points(path, chunk: int, specials, pattern: str) -> list[int]:
     raw = tuple(t.encode("utf-8") for t in specials)
     size = os.path.getsize(path)
     cuts = [0]
-    pos = chunk
+    pos = chunk if specials or pattern in RULES else size          # else: no safe cuts
     with open(path, "rb") as f:
         while pos < size:
             # Read a little before `pos` too, to see a special token that covers it.
@@ -187,3 +195,56 @@ def run_tasks(fn, tasks: Iterable[tuple], num_workers: int, progress=None) -> Co
             "a pre-tokenization worker process died before finishing (killed, or out "
             "of memory?). Try again with num_workers=1 to count in this process.") from None
     return total
+
+
+def count_corpus(input, pattern: str, specials: list[str], num_workers: int | None,
+                 chunk_bytes: int, show: bool = False) -> Counter:
+    """Count the pre-tokens of a file or a text, in chunks, maybe in parallel."""
+    path = corpus_path(input)
+    size = os.path.getsize(path) if path else len(input)
+    if num_workers is None:
+        num_workers = 1 if size < PARALLEL_MIN_BYTES else cores()
+    if not isinstance(num_workers, int) or num_workers < 1:
+        raise ValueError(f"num_workers must be a positive int, got {num_workers!r}")
+    if not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
+    # About two chunks per worker for a corpus of a few chunks: all get work, and
+    # fewer chunks mean fewer tables of counts to send back and add up.
+    chunk = chunk_bytes if num_workers == 1 else min(chunk_bytes, -(-size // (2 * num_workers)))
+    if path:
+        cuts = file_cut_points(path, chunk, specials, pattern)
+        tasks = ((path, a, b, pattern, specials) for a, b in zip(cuts, cuts[1:]))
+        fn = count_file_chunk
+    else:
+        try:
+            input.encode("utf-8")
+        except UnicodeEncodeError:      # lone surrogates: do as RegexTokenizer.train does
+            input = fix_surrogates(input)
+        cuts = cut_points(input, chunk, specials, pattern)
+        tasks = ((input[a:b], pattern, specials) for a, b in zip(cuts, cuts[1:]))
+        fn = count_text_chunk
+    with ProgressBar(total=len(cuts) - 1, desc="pre-tokenizing", unit="chunk",
+                     disable=not show) as bar:
+        return run_tasks(fn, tasks, min(num_workers, len(cuts) - 1), bar)
+
+
+def cores() -> int:
+    """The cores this process may use (fewer than the machine has, in some containers)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:              # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def corpus_path(input) -> Path | None:
+    """The file to read, or None when `input` is the text itself (see `train_bpe`)."""
+    if isinstance(input, os.PathLike):
+        path = Path(input)
+        if not path.is_file():
+            raise FileNotFoundError(f"no corpus file at {path}")
+        return path
+    if not isinstance(input, str):
+        raise TypeError(f"input must be a path or a str of text, got {type(input).__name__}")
+    if len(input) < 4096 and "\n" not in input and os.path.isfile(input):
+        return Path(input)
+    return None

@@ -31,20 +31,16 @@ import argparse
 import os
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from heapq import heapify, heappop, heappush
 from operator import add
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from .basic import check_vocab_size, fix_surrogates
-from .chunks import (CHUNK_BYTES, ProgressBar, count_file_chunk, count_text_chunk, cut_points,
-                     file_cut_points, run_tasks)
+from .basic import check_vocab_size
+from .chunks import CHUNK_BYTES, ProgressBar, count_corpus
 from .patterns import GPT4_SPLIT_PATTERN
 
-# Below this size a corpus is counted in this process unless num_workers says
-# otherwise: starting workers would cost more than it saves.
-PARALLEL_MIN_BYTES = 2_000_000
 # The tie-break key of a token is its bytes with the order reversed, so that a
 # min-heap pops the *greatest* bytes first: byte b becomes the two bytes
 # (0xFE, 255 - b), and every token ends with END, which is greater than them all.
@@ -107,7 +103,7 @@ def train(input, vocab_size: int, specials: list[str], pattern: str, *,
     check_vocab_size(vocab_size, 256 + len(specials))
     if vocab_size - len(specials) > sys.maxunicode + 1:
         raise ValueError(f"vocab_size can be at most {sys.maxunicode + 1} plus the special tokens")
-    show = verbose or sys.stderr.isatty()
+    show = verbose or bool(sys.stderr and sys.stderr.isatty())
     counts = count_corpus(input, pattern, specials, num_workers, chunk_bytes, show)
     words, freqs = byte_words(counts)
     merges = learn_merges(words, freqs, vocab_size - len(specials) - 256, show)
@@ -116,59 +112,6 @@ def train(input, vocab_size: int, specials: list[str], pattern: str, *,
         tokens.append(tokens[a] + tokens[b])
     text_bytes = sum(len(w.encode("utf-8")) * n for w, n in counts.items())
     return Trained(merges, tokens, text_bytes, sum(len(w) * n for w, n in zip(words, freqs)))
-
-
-def count_corpus(input, pattern: str, specials: list[str], num_workers: int | None,
-                 chunk_bytes: int, show: bool = False) -> Counter:
-    """Count the pre-tokens of a file or a text, in chunks, maybe in parallel."""
-    path = corpus_path(input)
-    size = os.path.getsize(path) if path else len(input)
-    if num_workers is None:
-        num_workers = 1 if size < PARALLEL_MIN_BYTES else cores()
-    if not isinstance(num_workers, int) or num_workers < 1:
-        raise ValueError(f"num_workers must be a positive int, got {num_workers!r}")
-    if not isinstance(chunk_bytes, int) or chunk_bytes < 1:
-        raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
-    # About two chunks per worker for a corpus of a few chunks: all get work, and
-    # fewer chunks mean fewer tables of counts to send back and add up.
-    chunk = chunk_bytes if num_workers == 1 else min(chunk_bytes, -(-size // (2 * num_workers)))
-    if path:
-        cuts = file_cut_points(path, chunk, specials, pattern)
-        tasks = ((path, a, b, pattern, specials) for a, b in zip(cuts, cuts[1:]))
-        fn = count_file_chunk
-    else:
-        try:
-            input.encode("utf-8")
-        except UnicodeEncodeError:      # lone surrogates: do as RegexTokenizer.train does
-            input = fix_surrogates(input)
-        cuts = cut_points(input, chunk, specials, pattern)
-        tasks = ((input[a:b], pattern, specials) for a, b in zip(cuts, cuts[1:]))
-        fn = count_text_chunk
-    with ProgressBar(total=len(cuts) - 1, desc="pre-tokenizing", unit="chunk",
-              disable=not show) as bar:
-        return run_tasks(fn, tasks, min(num_workers, len(cuts) - 1), bar)
-
-
-def cores() -> int:
-    """The cores this process may use (fewer than the machine has, in some containers)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:              # macOS, Windows
-        return os.cpu_count() or 1
-
-
-def corpus_path(input) -> Path | None:
-    """The file to read, or None when `input` is the text itself (see `train_bpe`)."""
-    if isinstance(input, os.PathLike):
-        path = Path(input)
-        if not path.is_file():
-            raise FileNotFoundError(f"no corpus file at {path}")
-        return path
-    if not isinstance(input, str):
-        raise TypeError(f"input must be a path or a str of text, got {type(input).__name__}")
-    if len(input) < 4096 and "\n" not in input and os.path.isfile(input):
-        return Path(input)
-    return None
 
 
 def byte_words(counts: dict[str, int]) -> tuple[list[str], list[int]]:

@@ -8,10 +8,7 @@ means.
 """
 
 import os
-import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import regex
@@ -20,10 +17,10 @@ from hypothesis import given, settings, strategies as st
 from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
                         RegexTokenizer, best_pair, corpora, get_stats, load, merge,
                         to_tiktoken, train_bpe)
-from bpe_course.chunks import cut_points, file_cut_points, run_tasks
+from bpe_course.chunks import count_corpus, cut_points, file_cut_points, run_tasks
 from bpe_course.pretokenize import count_pretokens
 from bpe_course.special import split_special
-from bpe_course.train_fast import count_corpus, train
+from bpe_course.train_fast import train
 
 EOT = "<|endoftext|>"
 PATTERNS = [GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN]
@@ -75,6 +72,16 @@ def test_train_bpe_learns_the_same_merges_with_other_patterns(pattern):
     text = corpora.python_code(300_000)[:12_000] + corpora.SAMPLES["German"] * 3
     _, merges = train_bpe(text, 320, pattern=pattern)
     assert merges == regex_tokenizer_merges(text, 320, pattern)
+
+
+def test_a_pattern_of_your_own_is_counted_exactly_without_line_cuts(tmp_path):
+    pattern = r"\w+|[^\w\s]+|\s+"
+    text = corpora.prose()[:12_000]
+    path = tmp_path / "c.txt"
+    path.write_text(text, encoding="utf-8")
+    assert file_cut_points(path, 1000, [], pattern) == [0, len(text.encode())]
+    expected = regex_tokenizer_merges(text, 320, pattern)
+    assert train_bpe(path, 320, pattern=pattern, num_workers=2, chunk_bytes=1000)[1] == expected
 
 
 ADVERSARIAL = {
