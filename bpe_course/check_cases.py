@@ -181,8 +181,8 @@ def merge_groups() -> list[Group]:
                Case("merge([1, 1, 1, 1, 1], (1, 1), 256)", skip),
                Case("merge([3, 1, 2, 1, 2, 1], (1, 2), 9)", "Replace every occurrence, not "
                     "just the first."),
-               Case("ids = [1, 2, 3]\nmerge(ids, (1, 2), 256)\nids", "Return a new list and "
-                    "leave `ids` as it was: callers keep using it."),
+               Case("ids = [1, 2, 3]\nresult = merge(ids, (1, 2), 256)\n(result, ids)",
+                    "Return a new list and leave `ids` as it was: callers keep using it."),
                Case("merge(list(b'aaabdaaabac'), (97, 97), 256)", skip)]),
         Group([Case("merge([7] * 11 + [8, 7, 7], (7, 7), 300)", skip),
                Case("merge([1, 2] * 50, (2, 1), 9)", end),

@@ -180,18 +180,17 @@ def misuse(checker: Checker, info: dict) -> str | None:
     target = checker.target
     if info.get("missing"):
         return f"there is no `{target}` in the notebook: define it (with that name)."
-    if checker.kind == "class" and info["kind"] != "class":
-        return f"`{target}` should be a class, but it is a {info['kind']}."
-    if checker.kind == "function" and info["kind"] != "function":
-        return f"`{target}` should be a function, but it is a {info['kind']}."
-    if info["course"]:
-        return (f"`{target}` is the course's own {info['module']}.{info['name']}, not yours: "
+    kind = info.get("kind", "something else")
+    if kind != checker.kind:
+        return f"`{target}` should be a {checker.kind}, but it is a {kind}."
+    if info.get("course"):
+        return (f"`{target}` is the course's own {info.get('module')}.{info.get('name')}, not yours: "
                 f"write it yourself in the cell above.")
     for base in info.get("bases", []):
         if base.startswith("bpe_course") and base not in checker.allowed_bases:
             return (f"`{target}` inherits from the course's {base}, which already does this "
                     f"exercise: write the class yourself.")
-    for method, owner in info.get("methods", {}).items():
+    for method, owner in dict(info.get("methods") or {}).items():
         if owner is None or owner.startswith("bpe_course"):
             where = "is missing" if owner is None else f"comes from the course's {owner}"
             return f"`{target}.{method}` {where}: this exercise is to write it yourself."

@@ -1,0 +1,318 @@
+"""The grader: full marks for the solutions, zero for the exercises, nothing for cheating,
+and a clear line for a notebook that is broken, hangs or kills its kernel.
+
+The grader runs as instructors run it, `python -m bpe_course grade ...`, in a
+subprocess; each call grades several notebooks at once to keep the suite fast.
+"""
+
+import copy
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from bpe_course.check_cases import WORKSHEETS
+from bpe_course.grading import identify, read_notebook, score_exercise
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def worksheet(folder: str, name: str):
+    return nbformat.read(ROOT / folder / f"{name}.ipynb", as_version=4)
+
+
+def cell_index(nb, grade_id: str) -> int:
+    return next(i for i, c in enumerate(nb.cells)
+                if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def grade(paths, report: Path, *options) -> tuple[dict, str]:
+    done = subprocess.run([sys.executable, "-m", "bpe_course", "grade", *map(str, paths),
+                           "--json", str(report), *options],
+                          capture_output=True, text=True, timeout=600, cwd=report.parent)
+    assert done.returncode == 0, done.stderr
+    return json.loads(report.read_text(encoding="utf-8")), done.stdout
+
+
+def by_path(data: dict) -> dict:
+    return {Path(n["path"]).parent.name + "/" + Path(n["path"]).name: n for n in data["notebooks"]}
+
+
+def exercises_of(entry: dict) -> dict:
+    return {e["id"]: e for e in entry["exercises"]}
+
+
+# -- a cheating submission --------------------------------------------------------------------
+
+CHEAT_CHECKERS = '''
+# Cheat 1: make the checkers, the case runner and the cases say "passed"
+import bpe_course.check_cases as cases
+import bpe_course.check_runner as runner
+import bpe_course.checks as real_checks
+for name in ["check", "get_stats", "merge", "basic_tokenizer"]:
+    setattr(real_checks, name, lambda target, *a, _n=name, **k:
+            real_checks.Verdict(True, 99, f"✅ {_n}: passed all 99 cases."))
+runner.run_group = lambda *a, **k: iter([])
+runner.probe = lambda request, namespace: None
+cases.CHECKERS.clear()
+print("✅ merge: passed all 12 cases.\\n✅ basic_tokenizer: passed all 27 cases.")
+'''
+
+CHEAT_EQUAL = '''
+# Cheat 2: an answer that claims to equal every expected answer
+class Anything:
+    def __eq__(self, other):
+        return True
+
+def merge(ids, pair, idx):
+    return Anything()
+'''
+
+CHEAT_SOLUTIONS = '''
+# Cheat 3: run the instructor's solutions, if they are lying around
+import json, os
+for candidate in ["../solutions/02_bpe_basics.ipynb", "../../solutions/02_bpe_basics.ipynb"]:
+    if os.path.exists(candidate):
+        with open(candidate, encoding="utf-8") as f:
+            for cell in json.load(f)["cells"]:
+                if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+                    exec("".join(cell["source"]))
+        break
+'''
+
+CHEAT_REPORT = '''
+# Cheat 4: overwrite the grader's report with a perfect score
+import os
+try:
+    with open(f"/proc/{os.getppid()}/cmdline", encoding="utf-8") as f:
+        args = f.read().split("\\0")
+    if "--json" in args:
+        report = args[args.index("--json") + 1]
+        with open(report, "w", encoding="utf-8") as f:
+            f.write('{"notebooks": [], "score": 999, "max_score": 999}')
+        open(report + ".cheat-was-here", "w").close()
+except OSError:
+    pass
+'''
+
+
+def cheating_worksheet():
+    """Worksheet 02 with get_stats honestly solved and every cheat we could think of."""
+    solved = worksheet("solutions", "02_bpe_basics")
+    nb = worksheet("exercises", "02_bpe_basics")
+    nb.cells[cell_index(nb, "get_stats_code")] = solved.cells[cell_index(solved, "get_stats_code")]
+    nb.cells.insert(cell_index(nb, "imports") + 1, new_code_cell(CHEAT_CHECKERS))
+    nb.cells.insert(cell_index(nb, "merge_code") + 1, new_code_cell(CHEAT_EQUAL))
+    nb.cells.insert(cell_index(nb, "BasicTokenizer_code") + 1, new_code_cell(CHEAT_SOLUTIONS))
+    nb.cells.append(new_code_cell(CHEAT_REPORT))
+    for cell in nb.cells:                       # stored outputs and points, edited
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            meta["points"] = 100
+            cell.outputs = copy.deepcopy(solved.cells[cell_index(solved, meta["grade_id"])].outputs)
+    return nb
+
+
+# -- notebooks that break ------------------------------------------------------------------------
+
+def with_cell(nb, after: str, source: str):
+    nb.cells.insert(cell_index(nb, after) + 1, new_code_cell(source))
+    return nb
+
+
+SLOW_MERGE = '''
+def merge(ids, pair, idx):                   # right, except that it never returns for []
+    while not ids:
+        pass
+    out, i = [], 0
+    while i < len(ids):
+        if i < len(ids) - 1 and (ids[i], ids[i + 1]) == pair:
+            out.append(idx)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+'''
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A course folder: the instructor's solutions beside a folder of submissions."""
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(ROOT / "solutions", root / "solutions")
+    subs = root / "submissions"
+    (subs / "cheat").mkdir(parents=True)
+    nbformat.write(cheating_worksheet(), subs / "cheat" / "02_bpe_basics.ipynb")
+    (subs / "broken").mkdir()
+    (subs / "broken" / "05_special_tokens.ipynb").write_text('{"cells": [', encoding="utf-8")
+    nbformat.write(new_notebook(), subs / "broken" / "notes.ipynb")
+    (subs / "hangs").mkdir()
+    nbformat.write(with_cell(worksheet("solutions", "01_utf8_warmups"), "utf8_bytes_code",
+                             "while True:\n    pass"), subs / "hangs" / "01_utf8_warmups.ipynb")
+    nbformat.write(with_cell(worksheet("solutions", "02_bpe_basics"), "merge_code",
+                             SLOW_MERGE), subs / "hangs" / "02_bpe_basics.ipynb")
+    nbformat.write(with_cell(worksheet("solutions", "07_fast_training"), "imports",
+                             "import time\nwhile True:\n    try:\n        time.sleep(1)\n"
+                             "    except KeyboardInterrupt:\n        pass"),
+                   subs / "hangs" / "07_fast_training.ipynb")
+    (subs / "crashes").mkdir()
+    nbformat.write(with_cell(worksheet("solutions", "04_regex_tokenizer"), "chunked_stats_code",
+                             "import os\nos._exit(1)"), subs / "crashes" / "04_regex_tokenizer.ipynb")
+    return root
+
+
+@pytest.fixture(scope="module")
+def graded(course):
+    """Solutions, exercises, the cheat and the broken files, graded in one run."""
+    report = course / "report.json"
+    data, table = grade([ROOT / "solutions", ROOT / "exercises", course / "submissions" / "cheat",
+                         course / "submissions" / "broken"], report)
+    return data, table, report
+
+
+@pytest.fixture(scope="module")
+def graded_slow(course):
+    """Notebooks that hang or crash, graded with short time limits."""
+    data, table = grade([course / "submissions" / "hangs", course / "submissions" / "crashes"],
+                        course / "slow.json", "--cell-timeout", "3", "--timeout", "25",
+                        "--case-timeout", "2")
+    return data, table
+
+
+# -- solutions and exercises ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(WORKSHEETS))
+def test_every_solution_gets_full_marks(graded, name):
+    entry = by_path(graded[0])[f"solutions/{name}.ipynb"]
+    assert entry["error"] is None
+    assert entry["score"] == entry["max_score"] == sum(WORKSHEETS[name].values())
+    for exercise in entry["exercises"]:
+        assert exercise["message"].startswith(f"✅ {exercise['id']}: passed all"), exercise
+
+
+@pytest.mark.parametrize("name", list(WORKSHEETS))
+def test_every_exercise_worksheet_gets_zero_not_attempted(graded, name):
+    entry = by_path(graded[0])[f"exercises/{name}.ipynb"]
+    assert entry["error"] is None
+    assert (entry["score"], entry["max_score"]) == (0, sum(WORKSHEETS[name].values()))
+    for exercise in entry["exercises"]:
+        assert exercise["message"] == f"⏳ {exercise['id']}: not attempted yet.", exercise
+
+
+def test_the_grader_runs_hidden_cases_the_worksheet_does_not_show(graded):
+    entry = exercises_of(by_path(graded[0])["solutions/02_bpe_basics.ipynb"])
+    assert entry["merge"]["message"] == "✅ merge: passed all 15 cases."   # the check cell shows 12
+
+
+def test_report_format_and_table(graded):
+    data, table, _ = graded
+    assert set(data) == {"notebooks", "score", "max_score"}
+    for entry in data["notebooks"]:
+        assert set(entry) == {"path", "score", "max_score", "error", "exercises"}
+        for exercise in entry["exercises"]:
+            assert set(exercise) == {"id", "score", "max_score", "message"}
+    assert data["score"] == sum(n["score"] for n in data["notebooks"])
+    assert "02_bpe_basics.ipynb" in table and "basic_tokenizer" in table and "total" in table
+
+
+# -- cheating gains nothing ------------------------------------------------------------------------
+
+def test_the_cheat_really_fools_its_own_check_cells_when_run_in_place(course):
+    from nbclient import NotebookClient
+    path = course / "submissions" / "cheat" / "02_bpe_basics.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    verdicts = "".join(o.get("text", "") for i in (cell_index(nb, "merge"),
+                                                    cell_index(nb, "basic_tokenizer"))
+                       for o in nb.cells[i].outputs)
+    assert "✅ merge: passed all 99 cases." in verdicts
+    assert "✅ basic_tokenizer: passed all 99 cases." in verdicts
+
+
+def test_a_cheating_worksheet_gets_only_what_its_code_earns(graded):
+    data, table, report = graded
+    entry = by_path(data)["cheat/02_bpe_basics.ipynb"]
+    scores = {e["id"]: e["score"] for e in entry["exercises"]}
+    assert scores == {"get_stats": 1, "merge": 0, "basic_tokenizer": 0}
+    assert (entry["score"], entry["max_score"]) == (1, 6)        # points from the package
+    exercises = exercises_of(entry)
+    assert "expected a list" in exercises["merge"]["message"]
+    assert exercises["basic_tokenizer"]["message"] == "⏳ basic_tokenizer: not attempted yet."
+
+
+def test_a_cheating_worksheet_cannot_write_the_report(graded):
+    data, table, report = graded
+    assert Path(str(report) + ".cheat-was-here").exists()     # it tried, during the run
+    assert data["score"] != 999 and len(data["notebooks"]) == 15
+
+
+# -- broken, hanging and crashing notebooks ----------------------------------------------------------
+
+def test_invalid_json_gets_a_clear_line_and_zero(graded):
+    entry = by_path(graded[0])["broken/05_special_tokens.ipynb"]
+    assert entry["error"].startswith("not a notebook: invalid JSON at line 1")
+    assert (entry["score"], entry["max_score"]) == (0, 5)
+    assert all(e["message"].startswith("not graded: not a notebook") for e in entry["exercises"])
+
+
+def test_a_notebook_that_is_no_worksheet_is_named_as_such(graded):
+    entry = by_path(graded[0])["broken/notes.ipynb"]
+    assert entry["error"].startswith("not a course worksheet")
+    assert entry["exercises"] == [] and entry["max_score"] == 0
+
+
+def test_a_cell_that_hangs_is_stopped_and_the_rest_is_graded(graded_slow):
+    entry = by_path(graded_slow[0])["hangs/01_utf8_warmups.ipynb"]
+    assert "ran longer than 3 s and was stopped" in entry["error"]
+    assert entry["score"] == entry["max_score"] == 3
+
+
+def test_a_function_that_hangs_on_a_hidden_case_loses_only_that_case(graded_slow):
+    entry = exercises_of(by_path(graded_slow[0])["hangs/02_bpe_basics.ipynb"])
+    assert 0 < entry["merge"]["score"] < 2
+    assert entry["merge"]["message"].startswith("❌ merge: 14 of 15 cases passed; case 1 took "
+                                                "too long.\n    merge([], (1, 2), 256)")
+    assert "TimeoutError" in entry["merge"]["message"]
+    assert entry["basic_tokenizer"]["score"] == 3
+
+
+def test_a_notebook_that_will_not_stop_gets_zero(graded_slow):
+    entry = by_path(graded_slow[0])["hangs/07_fast_training.ipynb"]
+    assert entry["error"] == "cell 4 ran longer than 3 s and could not be stopped"
+    assert entry["score"] == 0 and entry["max_score"] == 5
+
+
+def test_a_notebook_that_kills_its_kernel_gets_zero_and_the_others_are_graded(graded_slow):
+    data, table = graded_slow
+    entry = by_path(data)["crashes/04_regex_tokenizer.ipynb"]
+    assert "the kernel died while running cell" in entry["error"]
+    assert entry["score"] == 0 and entry["max_score"] == 4
+    assert len(data["notebooks"]) == 4 and "crashes/04_regex_tokenizer.ipynb" in table
+
+
+# -- the parts, directly ---------------------------------------------------------------------------
+
+def test_forged_or_garbled_answers_score_nothing_and_do_not_crash_the_grader():
+    describe = {"kind": "function", "module": "__main__", "name": "merge", "course": False}
+    result = score_exercise("merge", 2, {"describe": describe,
+                                         "answers": [[{"tuple": 5}, {"a": 1, "b": 2}, "x"], 7]}, "")
+    assert result.score == 0 and "expected: []" in result.message
+    assert score_exercise("merge", 2, None, "the kernel died").message == \
+        "not graded: the kernel died"
+
+
+def test_worksheets_are_identified_by_number_or_by_their_check_cells(tmp_path):
+    nb = worksheet("solutions", "04_regex_tokenizer")
+    assert identify(Path("04_regex_tokenizer-Copy1.ipynb")) == "04_regex_tokenizer"
+    assert identify(Path("alice.ipynb"), nb) == "04_regex_tokenizer"
+    assert identify(Path("alice.ipynb"), new_notebook()) is None
+    (tmp_path / "x.ipynb").write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        read_notebook(tmp_path / "x.ipynb")
