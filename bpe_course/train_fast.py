@@ -33,7 +33,7 @@ import sys
 import time
 from collections import defaultdict
 from heapq import heapify, heappop, heappush
-from operator import add
+from operator import add, mul
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -106,12 +106,12 @@ def train(input, vocab_size: int, specials: list[str], pattern: str, *,
     show = verbose or bool(sys.stderr and sys.stderr.isatty())
     counts = count_corpus(input, pattern, specials, num_workers, chunk_bytes, show)
     words, freqs = byte_words(counts)
+    text_bytes = sum(map(mul, map(len, words), freqs))
     merges = learn_merges(words, freqs, vocab_size - len(specials) - 256, show)
     tokens = [bytes([b]) for b in range(256)]
     for a, b in merges:
         tokens.append(tokens[a] + tokens[b])
-    text_bytes = sum(len(w.encode("utf-8")) * n for w, n in counts.items())
-    return Trained(merges, tokens, text_bytes, sum(len(w) * n for w, n in zip(words, freqs)))
+    return Trained(merges, tokens, text_bytes, sum(map(mul, map(len, words), freqs)))
 
 
 def byte_words(counts: dict[str, int]) -> tuple[list[str], list[int]]:
