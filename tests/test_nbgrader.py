@@ -1,0 +1,81 @@
+"""The worksheets work in nbgrader itself, proved with the real tool (nbgrader 0.9.6).
+
+A course folder in tmp_path gets the solutions as the source of an assignment;
+`nbgrader generate_assignment` must release exactly the cells our generator
+writes (bar the Colab badge, which points at exercises/ in ours), and
+`nbgrader autograde` must give the solutions full marks and the generated
+exercises zero. Runs offline, in about half a minute.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_course.check_cases import WORKSHEETS
+from bpe_course.course import badge
+
+pytest.importorskip("nbgrader", reason="nbgrader is in the dev extra: pip install -e '.[dev]'")
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENT = "worksheets"
+
+
+def nbgrader(course: Path, *args: str) -> None:
+    env = dict(os.environ)
+    # nbgrader runs the `alembic` command that sits beside this Python.
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def sources(nb, folder: str, name: str) -> list[tuple[str, str]]:
+    """(type, source) of every cell, with the Colab badge made neutral."""
+    out = []
+    for cell in nb.cells:
+        text = cell.source.replace(badge(f"{folder}/{name}.ipynb"), "BADGE")
+        out.append((cell.cell_type, text))
+    return out
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = tmp_path_factory.mktemp("nbgrader_course")
+    (course / "nbgrader_config.py").write_text(
+        'c = get_config()\nc.CourseDirectory.course_id = "bpe-course"\n', encoding="utf-8")
+    shutil.copytree(ROOT / "solutions", course / "source" / ASSIGNMENT,
+                    ignore=shutil.ignore_patterns("*.md"))
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    for student, folder in [("alice", "solutions"), ("bob", "exercises")]:
+        nbgrader(course, "db", "student", "add", student)
+        shutil.copytree(ROOT / folder, course / "submitted" / student / ASSIGNMENT,
+                        ignore=shutil.ignore_patterns("*.md"))
+    nbgrader(course, "autograde", ASSIGNMENT)
+    return course
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("name", list(WORKSHEETS))
+def test_nbgrader_releases_the_same_cells_as_our_generator(course, name):
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{name}.ipynb", as_version=4)
+    ours = nbformat.read(ROOT / "exercises" / f"{name}.ipynb", as_version=4)
+    assert sources(released, "solutions", name) == sources(ours, "exercises", name)
+
+
+@pytest.mark.timeout(240)
+def test_nbgrader_autograde_gives_solutions_full_marks_and_exercises_zero(course):
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        alice = gradebook.find_submission(ASSIGNMENT, "alice")
+        bob = gradebook.find_submission(ASSIGNMENT, "bob")
+        total = sum(sum(points.values()) for points in WORKSHEETS.values())
+        assert alice.max_score == total
+        assert alice.score == total
+        assert bob.score == 0
+        for notebook in alice.notebooks:
+            assert notebook.score == sum(WORKSHEETS[notebook.name].values()), notebook.name
