@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -187,7 +188,7 @@ def run_notebook(nb, workdir: str, request: dict, cell_timeout: float, total_tim
     with tempfile.TemporaryDirectory() as private:
         request = dict(request, out=str(Path(private) / "answers.json"))
         try:
-            with client.setup_kernel():
+            with client.setup_kernel(stderr=subprocess.DEVNULL):   # no kernel log lines
                 cells = [(i, c) for i, c in enumerate(nb.cells)
                          if c.cell_type == "code" and not is_check_cell(c)]
                 probe_index = len(nb.cells)
