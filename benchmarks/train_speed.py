@@ -65,24 +65,13 @@ if name == "train_bpe":
     seconds = time.perf_counter() - t0
     tokens = list(vocab.values())
 elif name == "naive":
-    # RegexTokenizer.train's loop, over the chunks of every document (it has no
-    # special tokens of its own): recount all pairs for every merge.
-    import regex
-    from bpe_course import best_pair, get_stats, merge
+    # RegexTokenizer.train's loop (recount all pairs for every merge), with the
+    # special tokens cut out first.
+    from bpe_course.check_references import naive_train_bpe
     t0 = time.perf_counter()
-    chunks = [list(c.encode("utf-8")) for d in docs for c in regex.findall(PATTERN, d)]
-    vocab = {i: bytes([i]) for i in range(256)}
-    for idx in range(256, vocab_size - len(specials)):
-        stats = {}
-        for chunk in chunks:
-            get_stats(chunk, stats)
-        if not stats:
-            break
-        pair = best_pair(stats, vocab)
-        chunks = [merge(chunk, pair, idx) for chunk in chunks]
-        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    vocab, _ = naive_train_bpe(text, vocab_size, specials)
     seconds = time.perf_counter() - t0
-    tokens = list(vocab.values()) + [s.encode("utf-8") for s in specials]
+    tokens = list(vocab.values())
 elif name == "tokenizers":
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
     tok = Tokenizer(models.BPE())

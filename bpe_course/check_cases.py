@@ -24,7 +24,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import check_references as refs
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 
 COMPUTE = "compute"   # a case's expected answer comes from running the reference

@@ -7,7 +7,6 @@ learners do.
 
 import json
 import pickle
-import sys
 from pathlib import Path
 
 import nbformat

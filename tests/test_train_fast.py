@@ -15,8 +15,8 @@ import regex
 from hypothesis import given, settings, strategies as st
 
 from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
-                        RegexTokenizer, best_pair, corpora, get_stats, load, merge,
-                        to_tiktoken, train_bpe)
+                        RegexTokenizer, corpora, load, to_tiktoken, train_bpe)
+from bpe_course.check_references import naive_train_bpe
 from bpe_course.chunks import count_corpus, cut_points, file_cut_points, run_tasks
 from bpe_course.pretokenize import count_pretokens
 from bpe_course.special import split_special
@@ -28,21 +28,7 @@ PATTERNS = [GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN]
 
 def naive_merges(text, vocab_size, specials=(), pattern=GPT4_SPLIT_PATTERN):
     """The naive loop over the chunks of the text between special tokens, as bytes pairs."""
-    pieces = [p for p in split_special(text, specials) if p not in specials]
-    chunks = [list(c.encode("utf-8")) for p in pieces for c in regex.findall(pattern, p)]
-    vocab = {i: bytes([i]) for i in range(256)}
-    merges = []
-    for idx in range(256, vocab_size - len(specials)):
-        stats = {}
-        for chunk in chunks:
-            get_stats(chunk, stats)
-        if not stats:
-            break
-        pair = best_pair(stats, vocab)
-        chunks = [merge(chunk, pair, idx) for chunk in chunks]
-        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
-        merges.append((vocab[pair[0]], vocab[pair[1]]))
-    return merges
+    return naive_train_bpe(text, vocab_size, specials, pattern)[1]
 
 
 def regex_tokenizer_merges(text, vocab_size, pattern=None):
