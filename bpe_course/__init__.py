@@ -10,9 +10,15 @@ Modules in the order the course teaches them:
 - `files`: save/load as plain text, export to tiktoken
 - `encodings`: OpenAI's encodings offline (`get_encoding`)
 - `gpt4`: `GPT4Tokenizer`, exact parity with tiktoken
-- `train_fast`: `train_bpe`, a fast trainer with the same merges
+- `base`: what every tokenizer shares (vocab, rank-ordered merging, decode)
+- `train_fast`: `train_bpe`, a fast trainer with the same merges, built on
+  `pretokenize` (counting distinct pre-tokens) and `chunks` (cutting a corpus
+  for parallel workers)
 - `corpora`, `viz`: built-in texts, and ways to look at tokens
-- `checks`, `grading`, `exercises`: the worksheets' checkers and grader
+- `checks`: the worksheets' checkers, with `check_cases` (the cases),
+  `check_runner` (runs them) and `check_references` (the right answers);
+  `grading`: the grader; `exercises`: the worksheet generator
+- `cli`, `course`: the command line; the repository URL and notebook header
 """
 
 from .pairs import best_pair, get_stats, merge
