@@ -31,6 +31,7 @@ import functools
 import re
 import sys
 from collections import Counter
+from itertools import groupby
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -151,6 +152,31 @@ def count_pretokens(text: str, pattern: str = GPT4_SPLIT_PATTERN,
         joined = joined + "\n" if rules.newline_before_cut else "\n" + joined
         _add(counts, _findall(joined, pattern, rules), n)
     return counts
+
+
+def split_pretokens(text: str, pattern: str = GPT4_SPLIT_PATTERN) -> list[str]:
+    """The pre-tokens of `text` in order: `regex.findall(pattern, text)`, about twice as fast.
+
+    The encoders use this. Text is cut at the safe line breaks of `RULES`;
+    consecutive pieces that are pure ASCII are split together by the `re`
+    copy of the pattern (idea 3), the others by `regex`.
+
+    >>> split_pretokens("naïve\\ncafé 123")
+    ['naïve', '\\n', 'café', ' ', '123']
+    """
+    rules = RULES.get(pattern)
+    if rules is None or rules.ascii_pattern is None:
+        return compiled(pattern).findall(text)
+    if text.isascii():
+        return rules.ascii_pattern.findall(text)
+    cuts = [m.end() if rules.newline_before_cut else m.start()
+            for m in rules.cut_str.finditer(text)]
+    bounds = [0, *cuts, len(text)]
+    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    out: list[str] = []
+    for is_ascii, group in groupby(pieces, key=str.isascii):
+        out += _findall("".join(group), pattern, rules)
+    return out
 
 
 def _findall(text: str, pattern: str, rules: SplitRules | None) -> list[str]:
