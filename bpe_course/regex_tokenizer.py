@@ -160,11 +160,11 @@ class RegexTokenizer(Tokenizer):
 
         Real text repeats its chunks (" the", ",", "\n\n") over and over, so
         each distinct chunk is encoded once and then looked up in a cache.
-        The split itself is `regex.findall(self.pattern, text)`, done faster
-        by `split_pretokens` for the three GPT patterns.
+        The split itself is `self.compiled_pattern.findall(text)`, done
+        faster by `split_pretokens` for the three GPT patterns.
         """
         check_text(text)
-        chunks = split_pretokens(text, self.pattern)
+        chunks = split_pretokens(text, self.compiled_pattern)
         cache = self._cache
         new_chunks = set(chunks).difference(cache)
         try:
