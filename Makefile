@@ -16,8 +16,11 @@ $(BIN)/activate: pyproject.toml
 
 venv: $(BIN)/activate
 
+# Jupyter refuses to run as root (containers, some cloud machines) unless told.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: venv
-	$(BIN)/jupyter lab notebooks/01_unicode_and_bytes.ipynb
+	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/01_unicode_and_bytes.ipynb
 
 test: venv
 	$(BIN)/python -m pytest
