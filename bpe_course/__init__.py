@@ -1,24 +1,30 @@
 """bpe_course: the reference package of the bpe-course notebooks.
 
-Modules in the order the course teaches them:
+Two layers. The tokenizer story, one module per idea in the order the chapters
+teach them; each module imports only modules above it in this list:
 
-- `pairs`: `get_stats`, `merge`, and the tie-break rule (`best_pair`)
-- `basic`: `BasicTokenizer`, byte-level BPE over the whole text
-- `patterns`: the split patterns of GPT-2, GPT-4 and GPT-4o
-- `regex_tokenizer`: `RegexTokenizer`, BPE inside regex chunks
-- `special`: special tokens and the `allowed_special` modes
-- `files`: save/load as plain text, export to tiktoken
-- `encodings`: OpenAI's encodings offline (`get_encoding`)
-- `gpt4`: `GPT4Tokenizer`, exact parity with tiktoken
-- `base`: what every tokenizer shares (vocab, rank-ordered merging, decode)
-- `train_fast`: `train_bpe`, a fast trainer with the same merges, built on
-  `pretokenize` (counting distinct pre-tokens) and `chunks` (cutting a corpus
-  for parallel workers)
+- `text` (01): text meets bytes: `utf8_bytes`, `fix_surrogates`, input checks
+- `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
+- `model_file` (03, 05): a tokenizer is its merges; the plain-text model file
+- `base` (03): `Tokenizer`, what every tokenizer shares: vocab, encoding by
+  rank, decode, save and load
+- `basic` (02, 03): `BasicTokenizer`, byte-level BPE over the whole text
+- `patterns` (04): the split patterns of GPT-2, GPT-4 and GPT-4o
+- `special` (05): cutting special tokens out of text, the `allowed_special` modes
+- `pretokenize` (04, 07): splitting text into pre-tokens, and counting them fast
+- `regex_tokenizer` (04, 05): `RegexTokenizer`, BPE inside regex chunks, with
+  special tokens
+- `files` (05): `load` a model file, export to tiktoken
+- `encodings` (06): OpenAI's encodings offline (`get_encoding`)
+- `gpt4` (06): `GPT4Tokenizer`, exact parity with tiktoken
+- `chunks`, `train_fast` (07): `train_bpe`, a fast trainer with the same
+  merges: a corpus cut for parallel workers, incremental pair counts
 - `corpora`, `viz`: built-in texts, and ways to look at tokens
-- `checks`: the worksheets' checkers, with `check_cases` (the cases),
-  `check_runner` (runs them) and `check_references` (the right answers);
-  `grading`: the grader; `exercises`: the worksheet generator
-- `cli`, `course`: the command line; the repository URL and notebook header
+- `cli`: the command line (`python -m bpe_course train/encode/...`)
+
+The classroom, apart from it in `bpe_course.classroom`: the worksheets'
+checkers, the grader and the worksheet generator. `import bpe_course` loads
+none of it; `from bpe_course import checks` loads the checkers on demand.
 """
 
 from .pairs import best_pair, get_stats, merge
@@ -38,3 +44,12 @@ __all__ = [
     "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "get_encoding",
     "GPT4Tokenizer", "show_tokens", "merge_tree", "train_bpe",
 ]
+
+
+def __getattr__(name: str):
+    """`from bpe_course import checks` (what worksheets write) loads the classroom's checkers
+    only when asked, so that `import bpe_course` stays the tokenizer story alone."""
+    if name == "checks":
+        from .classroom import checks
+        return checks
+    raise AttributeError(f"module 'bpe_course' has no attribute {name!r}")

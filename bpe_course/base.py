@@ -20,6 +20,8 @@ from __future__ import annotations
 import heapq
 import os
 
+from .model_file import load_model_into, save_model
+
 # Chunks up to this many ids are merged with a simple scan; longer ones (say a
 # million "a"s in a row) use a heap, so merging stays O(n log n) instead of O(n^2).
 _SHORT_CHUNK = 128
@@ -159,11 +161,9 @@ class Tokenizer:
     # -- files ------------------------------------------------------------
     def save(self, file_prefix: str | os.PathLike) -> None:
         """Write `file_prefix.model` (to load) and `file_prefix.vocab` (to read)."""
-        from .files import save_model
         save_model(self, file_prefix)
 
     def load(self, model_file: str | os.PathLike) -> "Tokenizer":
         """Read a `.model` file written by `save` into this tokenizer; returns self."""
-        from .files import load_model_into
         load_model_into(self, model_file)
         return self

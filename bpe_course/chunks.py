@@ -41,7 +41,7 @@ from typing import Iterable
 from tqdm.auto import tqdm
 
 from .patterns import GPT4_SPLIT_PATTERN  # noqa: F401 (the doctest uses it)
-from .basic import fix_surrogates
+from .text import fix_surrogates
 from .pretokenize import RULES, count_pretokens
 
 CHUNK_BYTES = 4_000_000    # target size of one chunk

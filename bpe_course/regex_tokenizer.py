@@ -25,7 +25,7 @@ from itertools import chain
 import regex
 
 from .base import Tokenizer
-from .basic import check_text, check_vocab_size, fix_surrogates
+from .text import check_text, check_vocab_size, fix_surrogates
 from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
 from .pretokenize import split_pretokens
@@ -78,29 +78,6 @@ class RegexTokenizer(Tokenizer):
                 print(f"merge {idx - 255}/{vocab_size - 256}: {pair} -> {idx} "
                       f"({self.vocab[idx]!r}) had {stats[pair]} occurrences")
         self.vocab = self._build_vocab()    # keep registered special tokens
-        self._reset_cache()
-
-    # -- training fast (see train_fast) ------------------------------------------
-    def train_fast(self, input, vocab_size: int, special_tokens=(), **options) -> None:
-        """Like `train` but with `train_bpe`: the same merges, much faster.
-
-        `input` is the text or a corpus file (see `train_bpe`). The special
-        tokens are left out of training and registered with the ids after the
-        merges; with none given, registered ones are kept, as in `train`.
-        `options` go to `train_bpe` (`num_workers`, `verbose`).
-
-        >>> tok = RegexTokenizer()
-        >>> tok.train_fast("hello hello world!!! hello", 256 + 4 + 1, ["<|eot|>"])
-        >>> [tok.decode([i]) for i in range(256, 261)]
-        ['lo', 'llo', 'he', 'hello', '<|eot|>']
-        """
-        from .train_fast import check_special_tokens, train
-        specials = check_special_tokens(special_tokens)
-        result = train(input, vocab_size, specials, self.pattern, **options)
-        self.merges = {pair: 256 + k for k, pair in enumerate(result.merges)}
-        if specials:
-            self.special_tokens = {t: 256 + len(result.merges) + k for k, t in enumerate(specials)}
-        self.vocab = self._build_vocab()
         self._reset_cache()
 
     @classmethod

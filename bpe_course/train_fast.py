@@ -27,17 +27,14 @@ that merging a pair inside a word is one fast `str.replace`: "aaab".replace(
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-import time
 from collections import defaultdict
 from heapq import heapify, heappop, heappush
 from operator import add, mul
-from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from .basic import check_vocab_size
+from .text import check_vocab_size
 from .chunks import CHUNK_BYTES, ProgressBar, count_corpus
 from .patterns import GPT4_SPLIT_PATTERN
 
@@ -206,50 +203,25 @@ def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
     return created
 
 
-PATTERNS = {"gpt4": "GPT4_SPLIT_PATTERN", "gpt4o": "GPT4O_SPLIT_PATTERN", "gpt2": "GPT2_SPLIT_PATTERN"}
+def train_into(tok, input, vocab_size: int, special_tokens=(), **options) -> None:
+    """Train the `RegexTokenizer` `tok` with `train_bpe`: the naive `tok.train`'s merges, fast.
 
+    `input` is the text or a corpus file (see `train_bpe`); `tok`'s own split
+    pattern is used. The special tokens are left out of training and
+    registered with the ids after the merges; with none given, the ones
+    already registered are kept, as `tok.train` does. `options` go to
+    `train_bpe` (`num_workers`, `verbose`).
 
-def cli_train(argv: list[str]) -> int:
-    """`python -m bpe_course train CORPUS --vocab-size N [--special-token T ...] -o PREFIX`."""
-    from . import patterns
-    from .regex_tokenizer import RegexTokenizer
-    parser = argparse.ArgumentParser(
-        prog="python -m bpe_course train",
-        description="Train a byte-level BPE tokenizer on a UTF-8 text file (with train_bpe) "
-                    "and write PREFIX.model and PREFIX.vocab.")
-    parser.add_argument("corpus", help="a UTF-8 text file")
-    parser.add_argument("--vocab-size", type=int, required=True,
-                        help="256 bytes + merges + special tokens")
-    parser.add_argument("--special-token", action="append", default=[], metavar="T",
-                        help="a special token such as '<|endoftext|>' (repeat for more)")
-    parser.add_argument("-o", "--output", required=True, metavar="PREFIX",
-                        help="where to write PREFIX.model and PREFIX.vocab")
-    parser.add_argument("--pattern", choices=list(PATTERNS), default="gpt4",
-                        help="the split pattern (default: gpt4)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="processes counting pre-tokens (default: one per core)")
-    args = parser.parse_args(argv)
-    tok = RegexTokenizer(getattr(patterns, PATTERNS[args.pattern]))
-    start = time.perf_counter()
-    try:
-        specials = check_special_tokens(args.special_token)
-        result = train(Path(args.corpus), args.vocab_size, specials, tok.pattern,
-                       num_workers=args.workers)
-    except (OSError, ValueError, TypeError, RuntimeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    seconds = time.perf_counter() - start
+    >>> from bpe_course import RegexTokenizer
+    >>> tok = RegexTokenizer()
+    >>> train_into(tok, "hello hello world!!! hello", 256 + 4 + 1, ["<|eot|>"])
+    >>> [tok.decode([i]) for i in range(256, 261)]
+    ['lo', 'llo', 'he', 'hello', '<|eot|>']
+    """
+    specials = check_special_tokens(special_tokens)
+    result = train(input, vocab_size, specials, tok.pattern, **options)
     tok.merges = {pair: 256 + k for k, pair in enumerate(result.merges)}
-    tok.register_special_tokens({t: 256 + len(tok.merges) + k for k, t in enumerate(specials)})
-    tok.save(args.output)
-    size = os.path.getsize(args.corpus)
-    print(f"trained on {args.corpus} ({size / 1e6:.2f} MB) in {seconds:.2f} s: "
-          f"{len(tok.merges):,} merges, {len(specials)} special "
-          f"token{'' if len(specials) == 1 else 's'}, "
-          f"vocab {len(tok.vocab):,}")
-    if result.text_tokens:
-        print(f"compression on the corpus (outside special tokens): "
-              f"{result.text_bytes / result.text_tokens:.2f} bytes per token "
-              f"({result.text_bytes:,} bytes -> {result.text_tokens:,} tokens)")
-    print(f"wrote {args.output}.model and {args.output}.vocab")
-    return 0
+    if specials:
+        tok.special_tokens = {t: 256 + len(result.merges) + k for k, t in enumerate(specials)}
+    tok.vocab = tok._build_vocab()
+    tok._reset_cache()

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from bpe_course import checks
-from bpe_course.check_cases import CHECKERS, WORKSHEETS
+from bpe_course.classroom.cases import CHECKERS, WORKSHEETS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -409,7 +409,7 @@ def test_trainer_whose_vocab_size_leaves_out_special_tokens_is_caught(ws):
 
 
 def test_the_naive_trainer_is_not_fast_enough():
-    from bpe_course.check_references import naive_train_bpe
+    from bpe_course.classroom.references import naive_train_bpe
 
     def train_bpe(*args, **kwargs):
         return naive_train_bpe(*args, **kwargs)

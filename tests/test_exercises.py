@@ -7,9 +7,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from bpe_course.check_cases import WORKSHEETS
-from bpe_course.course import badge
-from bpe_course.exercises import clear_solutions, cli_exercises, generate, problems
+from bpe_course.classroom.cases import WORKSHEETS
+from bpe_course.classroom.course import badge
+from bpe_course.classroom.exercises import clear_solutions, cli_exercises, generate, problems
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))

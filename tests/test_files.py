@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from bpe_course import (GPT2_SPLIT_PATTERN, BasicTokenizer, GPT4Tokenizer, RegexTokenizer,
                         corpora, load, save_tiktoken, to_tiktoken)
-from bpe_course.files import MAGIC
+from bpe_course.model_file import MAGIC
 from bpe_course.corpora import HARD_STRINGS
 
 TEXT = corpora.prose()[:15_000]

@@ -16,8 +16,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from bpe_course.check_cases import WORKSHEETS
-from bpe_course.grading import identify, read_notebook, score_exercise
+from bpe_course.classroom.cases import WORKSHEETS
+from bpe_course.classroom.grading import identify, read_notebook, score_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,9 +51,9 @@ def exercises_of(entry: dict) -> dict:
 
 CHEAT_CHECKERS = '''
 # Cheat 1: make the checkers, the case runner and the cases say "passed"
-import bpe_course.check_cases as cases
-import bpe_course.check_runner as runner
-import bpe_course.checks as real_checks
+import bpe_course.classroom.cases as cases
+import bpe_course.classroom.runner as runner
+import bpe_course.classroom.checks as real_checks
 for name in ["check", "get_stats", "merge", "basic_tokenizer"]:
     setattr(real_checks, name, lambda target, *a, _n=name, **k:
             real_checks.Verdict(True, 99, f"✅ {_n}: passed all 99 cases."))

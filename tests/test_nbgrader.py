@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_course.check_cases import WORKSHEETS
-from bpe_course.course import badge
+from bpe_course.classroom.cases import WORKSHEETS
+from bpe_course.classroom.course import badge
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the dev extra: pip install -e '.[dev]'")
 

@@ -16,11 +16,11 @@ from hypothesis import given, settings, strategies as st
 
 from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
                         RegexTokenizer, corpora, load, to_tiktoken, train_bpe)
-from bpe_course.check_references import naive_train_bpe
+from bpe_course.classroom.references import naive_train_bpe
 from bpe_course.chunks import count_corpus, cut_points, file_cut_points, run_tasks
 from bpe_course.pretokenize import count_pretokens
 from bpe_course.special import split_special
-from bpe_course.train_fast import train
+from bpe_course.train_fast import train, train_into
 
 EOT = "<|endoftext|>"
 PATTERNS = [GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN]
@@ -272,7 +272,7 @@ def test_a_fast_trained_tokenizer_saves_loads_encodes_and_exports(tmp_path):
     tok = RegexTokenizer.from_merges(merges, [EOT])
     assert tok.vocab == vocab
     other = RegexTokenizer()
-    other.train_fast(text, 400, [EOT])
+    train_into(other, text, 400, [EOT])
     assert other.merges == tok.merges and other.special_tokens == tok.special_tokens
     tok.save(tmp_path / "fast")
     loaded = load(tmp_path / "fast.model")
@@ -287,7 +287,7 @@ def test_the_token_count_of_training_equals_encoding_the_corpus():
     text = corpora.prose()[:20_000]
     result = train(text, 400, [], GPT4_SPLIT_PATTERN)
     tok = RegexTokenizer()
-    tok.train_fast(text, 400)
+    train_into(tok, text, 400)
     assert result.text_tokens == len(tok.encode_ordinary(text))
     assert result.text_bytes == len(text.encode("utf-8"))
 

@@ -20,7 +20,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bpe_course.course import SETUP_MARK, badge, setup_source  # noqa: E402
+from bpe_course.classroom.course import SETUP_MARK, badge, setup_source  # noqa: E402
 
 FOLDERS = ("notebooks", "solutions", "exercises")
 

@@ -6,14 +6,14 @@ of students' folders works). Each notebook is graded on its own:
 1. It is copied alone into a fresh folder and run, top to bottom, in a fresh
    kernel, with a time limit per cell and per notebook. Its check cells are
    skipped, and whatever it prints is ignored.
-2. Then one more cell runs in that kernel: `check_runner.probe`, whose
+2. Then one more cell runs in that kernel: `runner.probe`, whose
    source the grader reads from its own installed copy. It looks up the
    learner's functions and classes by name and runs every case on them,
    including hidden cases the worksheet never shows, and writes back the
    raw answers as JSON.
 3. The grader compares the answers, in its own process, with answers it
    computes itself from the course's code, and scores each exercise by the
-   share of cases passed, times its points (`check_cases.WORKSHEETS`).
+   share of cases passed, times its points (`cases.WORKSHEETS`).
 
 So the score depends only on what the learner's code returns. Redefining or
 monkeypatching the checkers inside the notebook changes nothing (the grader
@@ -38,17 +38,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import check_runner
-from .check_cases import CHECKERS, WORKSHEETS
-from .check_runner import Raised, from_plain, to_plain
-from .checks import expected_answers, failure_message, judge, misuse, shipped
+from . import runner
+from .cases import CHECKERS, WORKSHEETS
+from .runner import Raised, from_plain
+from .checks import expected_answers
+from .kernel import probe_request, run_notebook
+from .verdicts import failure_message, judge, misuse
 
 
 @dataclass
@@ -115,129 +115,13 @@ def identify(path: Path, nb=None) -> str | None:
     return None
 
 
-# -- running it -----------------------------------------------------------------------------
-
-def is_check_cell(cell) -> bool:
-    meta = cell.metadata.get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
-
-
-def probe_request(name: str, out: str, time_limit: float) -> dict:
-    """What the probe needs: for each exercise, the learner's name and every case (hidden too)."""
-    exercises = []
-    for exercise in WORKSHEETS[name]:
-        checker = CHECKERS[exercise]
-        groups = [dict(shipped(g), env={k: to_plain(v) for k, v in g.env.items()})
-                  for g in checker.groups()]
-        exercises.append({"id": exercise, "target": checker.target, "methods": checker.own,
-                          "groups": groups})
-    return {"exercises": exercises, "out": out, "time_limit": time_limit}
-
-
-def probe_source(request_file: str) -> str:
-    """The last cell: the grader's own copy of `check_runner`, then `probe`."""
-    runner = Path(check_runner.__file__).read_text(encoding="utf-8")
-    return "\n".join([
-        "def _bpe_course_probe():",
-        "    import json",
-        "    runner = {'__name__': 'bpe_course_grader'}",
-        f"    exec(compile({runner!r}, '<bpe_course grader>', 'exec'), runner)",
-        f"    with open({request_file!r}, encoding='utf-8') as f:",
-        "        request = json.load(f)",
-        "    runner['probe'](request, globals())",
-        "_bpe_course_probe()",
-    ])
-
-
-def interrupt(client, wait: float = 10) -> bool:
-    """Interrupt the running cell (a KeyboardInterrupt); True if the kernel then answers."""
-    from queue import Empty
-
-    from nbclient.util import ensure_async, run_sync
-
-    async def stop():
-        await ensure_async(client.km.interrupt_kernel())
-        msg_id = client.kc.execute("", store_history=False)
-        deadline = time.monotonic() + wait
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                msg = await ensure_async(client.kc.shell_channel.get_msg(timeout=left))
-            except Empty:
-                return False
-            if msg["parent_header"].get("msg_id") == msg_id:
-                return True
-        return False
-    return run_sync(stop)()
-
-
-def run_notebook(nb, workdir: str, request: dict, cell_timeout: float, total_timeout: float
-                 ) -> tuple[str | None, dict]:
-    """Run the notebook's cells (check cells skipped) and then the probe, in a fresh kernel.
-
-    Returns (error or None, the probe's answers so far).
-    """
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-    from nbformat.v4 import new_code_cell
-
-    deadline = time.monotonic() + total_timeout
-    client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3", allow_errors=True,
-                            interrupt_on_timeout=False, shutdown_kernel="immediate",
-                            resources={"metadata": {"path": workdir}})
-    errors = []
-    with tempfile.TemporaryDirectory() as private:
-        request = dict(request, out=str(Path(private) / "answers.json"))
-        try:
-            with client.setup_kernel(stderr=subprocess.DEVNULL):   # no kernel log lines
-                cells = [(i, c) for i, c in enumerate(nb.cells)
-                         if c.cell_type == "code" and not is_check_cell(c)]
-                probe_index = len(nb.cells)
-                cells.append((probe_index, None))            # the probe comes last
-                for index, cell in cells:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        errors.append(f"stopped at cell {index + 1}: the notebook's time limit "
-                                      f"of {total_timeout:g} s was reached")
-                        break
-                    if cell is None:                      # written only now, after the notebook ran
-                        request_file = Path(private) / "request.json"
-                        request_file.write_text(json.dumps(request), encoding="utf-8")
-                        cell = new_code_cell(probe_source(str(request_file)))
-                        nb.cells.append(cell)
-                    client.timeout = max(1, int(min(cell_timeout if index < probe_index
-                                                    else total_timeout, remaining)))
-                    try:
-                        client.execute_cell(cell, index)
-                    except CellTimeoutError:
-                        what = f"cell {index + 1}" if index < probe_index else "grading"
-                        if not interrupt(client, wait=min(10.0, cell_timeout)):
-                            errors.append(f"{what} ran longer than {client.timeout} s and could "
-                                          f"not be stopped")
-                            break
-                        errors.append(f"{what} ran longer than {client.timeout} s and was stopped")
-                    except DeadKernelError:
-                        what = f"cell {index + 1}" if index < probe_index else "grading"
-                        errors.append(f"the kernel died while running {what} (out of memory, "
-                                      f"a crash or os._exit?)")
-                        break
-        except Exception as e:           # the kernel would not start or stop cleanly
-            if not errors:
-                errors.append(f"could not run the notebook: {type(e).__name__}: {e}")
-        answers = {}
-        try:
-            answers = json.loads(Path(request["out"]).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
-    return ("; ".join(errors) or None), (answers if isinstance(answers, dict) else {})
-
-
 # -- scoring ---------------------------------------------------------------------------------
 
 def decode(answer):
     try:
         return from_plain(answer)
     except Exception:
-        return check_runner.Opaque("?", "an answer the grader could not read")
+        return runner.Opaque("?", "an answer the grader could not read")
 
 
 def score_exercise(exercise: str, points: int, entry, why_missing: str) -> ExerciseResult:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import regex
 
-from .basic import fix_surrogates
-from .pairs import best_pair, get_stats, merge
-from .patterns import GPT4_SPLIT_PATTERN
-from .special import split_special
+from ..text import fix_surrogates
+from ..pairs import best_pair, get_stats, merge
+from ..patterns import GPT4_SPLIT_PATTERN
+from ..special import split_special
 
 
 def utf8_list(text: str) -> list[int]:
@@ -87,7 +87,7 @@ class TiktokenReference:
     """tiktoken itself, behind the interface of the course's tokenizers."""
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        from .encodings import get_encoding
+        from ..encodings import get_encoding
         self.enc = get_encoding(encoding)
 
     def encode(self, text: str, allowed_special="none_raise") -> list[int]:

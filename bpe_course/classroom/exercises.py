@@ -16,7 +16,7 @@ and one thing nbgrader does not: the Colab badge points at the exercise.
 
 Before writing, every solution is checked (`problems`): regions must be
 marked, closed and inside solution cells, and each exercise of
-`check_cases.WORKSHEETS` must have its check cell with the right points.
+`cases.WORKSHEETS` must have its check cell with the right points.
 
 >>> print(clear_solutions("def f():\\n    ### BEGIN SOLUTION\\n    return 1\\n    ### END SOLUTION"))
 def f():
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import nbformat
 
-from .check_cases import CHECKERS, WORKSHEETS
+from .cases import CHECKERS, WORKSHEETS
 from .course import badge
 
 BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
@@ -97,7 +97,7 @@ def problems(nb, name: str) -> list[str]:
     for grade_id in sorted({i for i in ids if ids.count(i) > 1}):
         found.append(f"grade_id {grade_id!r} is used by more than one cell")
     if name not in WORKSHEETS:
-        return found + [f"{name} is not a worksheet of check_cases.WORKSHEETS"]
+        return found + [f"{name} is not a worksheet of cases.WORKSHEETS"]
     checks = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells if nbgrader_meta(c).get("grade")}
     for exercise, points in WORKSHEETS[name].items():
         cell = checks.pop(exercise, None)

@@ -12,7 +12,7 @@ The learner's code may raise, loop forever or print; `run_group` turns all of
 that into data (`Raised`), within a time limit, and keeps what it printed.
 
 Subtle: this module uses the standard library only, on purpose. The grader
-(`bpe_course.grading`) sends this file's source into the learner's kernel and
+(`bpe_course.classroom.grading`) sends this file's source into the learner's kernel and
 calls `probe` there, so grading never depends on code the learner's notebook
 could have imported and changed. Answers travel back as JSON (`to_plain`,
 `from_plain`), and the comparison happens in the grader's own process.

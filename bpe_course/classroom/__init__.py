@@ -1,0 +1,20 @@
+"""The classroom: everything around the tokenizer story that checks and grades learners.
+
+Nothing in the story (the modules of `bpe_course` itself) imports from here;
+the classroom imports the story, to know the right answers.
+
+- `checks`: one checker per thing a learner writes (`checks.merge(merge)`),
+  each returning a `Verdict`; `verdicts` says what was wrong and how to fix it
+- `cases`: the cases behind every checker, one module per worksheet
+  (`ws01` ... `ws07`), with `common` for what they share
+- `runner`: runs a case on the learner's object, with a time limit, and turns
+  answers into plain data (stdlib only: the grader sends it into kernels)
+- `references`: the right answers where the story has no function for them
+- `grading` and `kernel`: `python -m bpe_course grade`, which runs each
+  worksheet in a fresh kernel and scores it on hidden cases
+- `exercises`: `python -m bpe_course exercises`, which writes the worksheets
+  in `exercises/` from the worked ones in `solutions/`
+- `course`: the repository's address and the header every notebook starts with
+
+Worksheets import the checkers as `from bpe_course import checks`.
+"""

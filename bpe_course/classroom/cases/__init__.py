@@ -1,0 +1,42 @@
+"""The cases behind every checker: inputs, the reference to compare with, and hints.
+
+Each checker of `bpe_course.classroom.checks` is described by a `Checker`: the
+name the learner's function or class has in the worksheet, the course's own
+version of it (the *reference*, which gives the expected answers), and
+groups of cases, edge cases first. A case is a line of Python run with the
+learner's object bound to that name (see `runner`), so the failing
+case a learner is shown is also code they can paste and run.
+
+Groups marked `hidden` are not run by the worksheets' check cells, only by
+the grader, so a solution cannot be fitted to the cases a learner has seen.
+
+Cases are built on first use (some read corpora), one function per worksheet.
+
+>>> names = [c.name for c in CHECKERS.values()]
+>>> names[:3]
+['utf8_bytes', 'code_points_and_bytes', 'safe_decode']
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import ws01, ws02, ws04, ws05, ws06, ws07
+from .common import COMPUTE, Case, Checker, Group
+
+__all__ = ["COMPUTE", "Case", "Checker", "Group", "CHECKERS", "WORKSHEETS"]
+
+MODULES = [ws01, ws02, ws04, ws05, ws06, ws07]
+
+
+def _checkers() -> dict[str, Checker]:
+    items = [checker for module in MODULES for checker in module.CHECKERS]
+    for checker in items:          # build each checker's groups once, on first use
+        checker.groups = functools.lru_cache(maxsize=None)(checker.groups)
+    return {c.name: c for c in items}
+
+
+CHECKERS: dict[str, Checker] = _checkers()
+
+# Each worksheet's exercises: checker name (also the check cell's nbgrader grade_id) -> points.
+WORKSHEETS: dict[str, dict[str, int]] = {module.WORKSHEET: module.POINTS for module in MODULES}

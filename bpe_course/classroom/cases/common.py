@@ -1,0 +1,103 @@
+"""What a checker is made of: cases, groups of cases, and inputs they share.
+
+A `Checker` names the learner's function or class as the worksheet names it,
+the course's own version of it (the *reference*, which gives the expected
+answers), and groups of cases, edge cases first. A case is a line of Python
+run with the learner's object bound to that name (see `runner`), so the failing
+case a learner is shown is also code they can paste and run.
+
+Groups marked `hidden` are not run by the worksheets' check cells, only by
+the grader, so a solution cannot be fitted to the cases a learner has seen.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ...patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN  # noqa: F401 (for the worksheets' cases)
+
+EOT = "<|endoftext|>"
+COMPUTE = "compute"   # a case's expected answer comes from running the reference
+
+
+@dataclass
+class Case:
+    code: str                      # run with the learner's object bound to its name
+    hint: str = ""                 # shown when this case fails
+    expected: object = COMPUTE     # or a fixed value (with judge="at_least": a minimum)
+    judge: str = "equal"           # "equal" or "at_least"
+    mention: str = ""              # an expected exception's message must contain this
+
+
+@dataclass
+class Group:
+    cases: list[Case]
+    setup: str = ""                # run once, before the cases, in the same namespace
+    env: dict = field(default_factory=dict)      # named inputs
+    env_doc: dict = field(default_factory=dict)  # how a learner can make each input
+    hidden: bool = False           # only the grader runs it
+    time_limit: float | None = None
+    setup_time_limit: float | None = None
+
+
+@dataclass
+class Checker:
+    name: str                      # the checker, e.g. "merge"
+    target: str                    # the learner's function or class, as named in the worksheet
+    kind: str                      # "function" or "class"
+    reference: Callable[[], object]
+    groups: Callable[[], list[Group]]
+    own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
+    allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
+
+
+# -- inputs ------------------------------------------------------------------------
+
+def prose(start: int, stop: int) -> tuple[str, str]:
+    from ...corpora import prose as corpus
+    return corpus()[start:stop], f"bpe_course.corpora.prose()[{start}:{stop}]"
+
+
+def code(stop: int) -> tuple[str, str]:
+    from ...corpora import python_code
+    return python_code(200_000)[:stop], f"bpe_course.corpora.python_code()[:{stop}]"
+
+
+HARD_TEXTS = [
+    "hello world", "  leading and trailing  ", "\n\n\ttabs\t and\r\nCRLF \n",
+    "I'm you're he'll we'd I'VE", "It’s curly: don’t", "1 12 123 1234 12345 3.14 -42",
+    "naïve café Ångström", "e\u0301 a\u0308", "Привет, мир!", "مرحبا بالعالم", "नमस्ते",
+    "안녕하세요", "こんにちは世界", "你好，世界。", "👋🌍 👩‍👩‍👧‍👦 👍🏽", "\u200b\u200d\ufeff",
+    "def f(x):\n    return x ** 2\n", "<|endoftext", "!!!???...", "    \n    \n",
+    "https://example.com/a?b=c&d=e", "\x00\x01\x7f",
+]
+
+
+def random_texts(seed: int, n: int) -> list[str]:
+    """Texts no worksheet shows: random runs of letters, digits, spaces and other scripts."""
+    rng = random.Random(seed)
+    pool = ("abcdefghijklmnopqrstuvwxyzABC    0123456789.,;:!?'\"()\n\t-_éüñçß"
+            "абвгдежзαβγδ日本語中文한국어🙂👍🏽\u0301\u200d")
+    return ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 60))) for _ in range(n)]
+
+
+def calls(name: str, args_list, hint: str = "") -> list[Case]:
+    return [Case(f"{name}({', '.join(map(repr, args))})", hint) for args in args_list]
+
+
+# -- references -------------------------------------------------------------------
+
+def course_ref(path: str):
+    """A lazy reference: 'bpe_course.pairs.merge' -> that object, imported on use."""
+    def load():
+        import importlib
+        module, _, name = path.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+    return load
+
+
+REF = "bpe_course.classroom.references."   # the references of checkers that are not story functions
+TOKENIZER = "bpe_course.base.Tokenizer"
+REGEX = "bpe_course.regex_tokenizer.RegexTokenizer"

@@ -1,0 +1,124 @@
+"""Worksheet 02, BPE basics: `get_stats`, `merge` and a `BasicTokenizer`."""
+
+from __future__ import annotations
+
+from .common import Case, Checker, code, course_ref, Group, prose, random_texts
+
+def get_stats_groups() -> list[Group]:
+    overlap = ("Adjacent pairs overlap: in 1, 1, 1 the pair (1, 1) occurs twice, at positions "
+               "0 and 1. zip(ids, ids[1:]) walks over every adjacent pair.")
+    counts = ("When a `counts` dict is passed, add to it and return that same dict: "
+              "RegexTokenizer passes one dict for all its chunks.")
+    text, doc = prose(0, 3000)
+    return [
+        Group([Case("get_stats([])", "An empty list has no pairs: return an empty dict."),
+               Case("get_stats([1])", "One id has no neighbour: no pairs, an empty dict."),
+               Case("get_stats([1, 2])", "Count each adjacent pair: {(1, 2): 1}."),
+               Case("get_stats([1, 2, 3, 1, 2])", overlap),
+               Case("get_stats([1, 1, 1])", overlap),
+               Case("get_stats([7, 7, 7, 7])", overlap),
+               Case("get_stats([1, 2], {(1, 2): 5})", counts),
+               Case("counts = {(9, 9): 1}\nget_stats([1, 2, 3], counts)\ncounts", counts),
+               Case("get_stats(list(b'aaabdaaabac'))", overlap)]),
+        Group([Case("get_stats(IDS)", overlap),
+               Case("counts = get_stats(IDS[:100])\nget_stats(IDS[100:], counts)", counts)],
+              env={"IDS": list(text.encode("utf-8"))},
+              env_doc={"IDS": f"list({doc}.encode('utf-8'))"}, hidden=True),
+    ]
+
+
+def merge_groups() -> list[Group]:
+    skip = ("Overlapping run: after merging a pair, skip past both of its ids, so in "
+            "1, 1, 1 only the first two merge and the last 1 stays: [256, 1].")
+    end = ("A pair at the very end: check pairs up to the last two ids (i < len(ids) - 1), "
+           "and still keep the last id when it is not part of a match.")
+    return [
+        Group([Case("merge([], (1, 2), 256)", "Nothing to merge in an empty list: return []."),
+               Case("merge([1], (1, 2), 256)", "A single id has no pair: return [1]. "
+                    "Careful with ids[i + 1] at the last position."),
+               Case("merge([1, 2], (1, 2), 256)", end),
+               Case("merge([5, 6, 7], (6, 7), 300)", end),
+               Case("merge([6, 7, 5], (6, 7), 300)", "A pair at the very start."),
+               Case("merge([1, 2, 3], (2, 1), 256)", "Only the pair in that order merges: "
+                    "(2, 1) is not (1, 2)."),
+               Case("merge([1, 1, 1], (1, 1), 256)", skip),
+               Case("merge([1, 1, 1, 1], (1, 1), 256)", skip),
+               Case("merge([1, 1, 1, 1, 1], (1, 1), 256)", skip),
+               Case("merge([3, 1, 2, 1, 2, 1], (1, 2), 9)", "Replace every occurrence, not "
+                    "just the first."),
+               Case("ids = [1, 2, 3]\nresult = merge(ids, (1, 2), 256)\n(result, ids)",
+                    "Return a new list and leave `ids` as it was: callers keep using it."),
+               Case("merge(list(b'aaabdaaabac'), (97, 97), 256)", skip)]),
+        Group([Case("merge([7] * 11 + [8, 7, 7], (7, 7), 300)", skip),
+               Case("merge([1, 2] * 50, (2, 1), 9)", end),
+               Case("merge([0, 0], (0, 0), 0)", "Ids are just ints: even 0 works.")],
+              hidden=True),
+    ]
+
+
+MERGES_HINT = ("Training repeats: count pairs with get_stats, pick the pair with "
+               "best_pair(stats, self.vocab) (ties: greater bytes win), merge it everywhere "
+               "with the next id, record self.merges[pair] = idx and "
+               "self.vocab[idx] = vocab[a] + vocab[b].")
+ORDER_HINT = ("When several merges could apply, the one learned first (lowest id) goes "
+              "first: pick the pair with the lowest merge id each time, until no pair in "
+              "the text has a merge.")
+DECODE_HINT = ("decode joins the bytes of every id (self.vocab) and decodes them with "
+               "errors='replace': a lone byte like 128 is not valid UTF-8 and must become "
+               "'\ufffd' instead of raising.")
+
+
+def tokenizer_groups(cls: str, pattern_arg: str = "") -> list[Group]:
+    """Cases shared by the BasicTokenizer and RegexTokenizer checkers."""
+    make = f"tok = {cls}({pattern_arg})"
+    text, doc = prose(0, 2000)
+    more, more_doc = prose(20000, 24000)
+    src, src_doc = code(3000)
+    samples = ["The interpreter reads it.", "안녕 👋 naïve", "", " ", "\n\n", "🙂" * 3]
+    return [
+        Group([Case("tok.merges", MERGES_HINT + " Store merges as {(left, right): new_id}."),
+               Case("tok.encode('aaabdaaabac')", ORDER_HINT),
+               Case("tok.decode([258, 100, 258, 97, 99])", DECODE_HINT),
+               Case("tok.encode('')", "Empty text encodes to []."),
+               Case("tok.decode([])", "No ids decode to ''."),
+               Case("tok.vocab[258]", "Keep self.vocab up to date: vocab[idx] = "
+                    "vocab[a] + vocab[b] for every merge.")],
+              setup=f"{make}\ntok.train('aaabdaaabac', 259)"),
+        Group([Case("tok.merges", "Every pair occurs once here, so this is all about ties: "
+                    "use best_pair(stats, self.vocab), which picks the greatest "
+                    "(bytes of left, bytes of right), not max(stats, key=stats.get).")],
+              setup=f"{make}\ntok.train('abcd', 257)"),
+        Group([Case("tok.merges", "With fewer than two bytes there is no pair to count: "
+                    "stop early (break when get_stats returns an empty dict).")],
+              setup=f"{make}\ntok.train('a', 300)"),
+        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode('abc')", ORDER_HINT),
+               Case("tok.encode('bcab')", ORDER_HINT)],
+              setup=f"{make}\ntok.train('ababab bcbc', 258)"),
+        Group([Case("tok.decode([128])", DECODE_HINT), Case("tok.decode([104, 228, 189])",
+                                                           DECODE_HINT)],
+              setup=f"{make}\ntok.train('aaabdaaabac', 259)"),
+        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode(TEXT)", ORDER_HINT)]
+              + [Case(f"tok.encode({s!r})", ORDER_HINT) for s in samples]
+              + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT) for s in samples],
+              setup=f"{make}\ntok.train(TEXT, 300)", env={"TEXT": text}, env_doc={"TEXT": doc}),
+        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode(TEXT)", ORDER_HINT),
+               Case("tok.encode(CODE)", ORDER_HINT)]
+              + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT)
+                 for s in random_texts(3, 10)],
+              setup=f"{make}\ntok.train(TEXT, 330)", env={"TEXT": more, "CODE": src},
+              env_doc={"TEXT": more_doc, "CODE": src_doc}, hidden=True),
+    ]
+
+
+WORKSHEET = "02_bpe_basics"
+# checker name (also the check cell's nbgrader grade_id) -> points
+POINTS = {"get_stats": 1, "merge": 2, "basic_tokenizer": 3}
+
+CHECKERS = [
+        Checker("get_stats", "get_stats", "function", course_ref("bpe_course.pairs.get_stats"),
+            get_stats_groups),
+        Checker("merge", "merge", "function", course_ref("bpe_course.pairs.merge"), merge_groups),
+        Checker("basic_tokenizer", "BasicTokenizer", "class",
+            course_ref("bpe_course.basic.BasicTokenizer"),
+            lambda: tokenizer_groups("BasicTokenizer"), own=("train", "encode", "decode")),
+]

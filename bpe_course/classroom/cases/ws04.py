@@ -1,0 +1,73 @@
+"""Worksheet 04, regex pre-tokenization: `chunked_stats` and a `RegexTokenizer`."""
+
+from __future__ import annotations
+
+from .common import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REF, REGEX, TOKENIZER, Case,
+                     Checker, course_ref, Group, prose)
+from .ws02 import MERGES_HINT, ORDER_HINT, tokenizer_groups
+
+def chunked_stats_groups() -> list[Group]:
+    across = ("Pairs never cross chunks: in [[1, 2], [3, 4]] the pair (2, 3) does not "
+              "exist. Count inside each chunk, adding into one dict.")
+    import regex
+    text, doc = prose(0, 1500)
+    chunks = [list(c.encode("utf-8")) for c in regex.findall(GPT4_SPLIT_PATTERN, text)]
+    return [
+        Group([Case("chunked_stats([])", "No chunks, no pairs: {}."),
+               Case("chunked_stats([[1, 2]])", "One chunk: just its pairs."),
+               Case("chunked_stats([[1, 2], [3, 4]])", across),
+               Case("chunked_stats([[1], [2]])", across),
+               Case("chunked_stats([[1, 2], [1, 2]])", "The same pair in two chunks: the "
+                    "counts add up to 2."),
+               Case("chunked_stats([[1, 1, 1], [1, 1]])", across),
+               Case("chunked_stats(CHUNKS)", across)],
+              env={"CHUNKS": chunks},
+              env_doc={"CHUNKS": f"[list(c.encode()) for c in regex.findall("
+                                 f"GPT4_SPLIT_PATTERN, {doc})]"}),
+        Group([Case("chunked_stats([[5] * 7, [], [5, 6], [6, 5]])", across)], hidden=True),
+    ]
+
+
+CHUNK_HINT = (" If your merges contain tokens such as b'e ' or b'd.', pairs were counted "
+              "across chunks: split the text with the pattern (regex.findall) and count "
+              "pairs inside each chunk only.")
+
+
+def regex_tokenizer_groups() -> list[Group]:
+    base = tokenizer_groups("RegexTokenizer")
+    for group in base:
+        for case in group.cases:
+            if case.code == "tok.merges":
+                case.hint = CHUNK_HINT.strip() + " " + case.hint
+    text, doc = prose(0, 3000)
+    hello = "hello hello world!!! hello"
+    pattern_hint = ("Use the pattern given to __init__ (GPT-4's when it is None), compile it "
+                    "with regex.compile (not re) and split with it both in train and encode.")
+    return base[:5] + [
+        Group([Case("tok.merges", CHUNK_HINT.strip() + " " + MERGES_HINT),
+               Case("tok.encode('dog. cat.')", ORDER_HINT + CHUNK_HINT)],
+              setup="tok = RegexTokenizer()\ntok.train('dog. dog. dog. cat cat', 260)"),
+        Group([Case("tok.merges", CHUNK_HINT.strip() + " " + MERGES_HINT),
+               Case("tok.encode('hello world!!!')", ORDER_HINT + CHUNK_HINT),
+               Case("tok.encode('hellohello')", ORDER_HINT)],
+              setup=f"tok = RegexTokenizer()\ntok.train({hello!r}, 260)"),
+    ] + base[5:] + [
+        Group([Case("tok.merges", pattern_hint), Case("tok.encode(\"I'VE GOT 12345\")",
+                                                      pattern_hint)],
+              setup="tok = RegexTokenizer(GPT2_SPLIT_PATTERN)\ntok.train(TEXT, 290)",
+              env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
+              env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
+    ]
+
+
+WORKSHEET = "04_regex_tokenizer"
+# checker name (also the check cell's nbgrader grade_id) -> points
+POINTS = {"chunked_stats": 1, "regex_tokenizer": 3}
+
+CHECKERS = [
+        Checker("chunked_stats", "chunked_stats", "function", course_ref(REF + "chunked_stats"),
+            chunked_stats_groups),
+        Checker("regex_tokenizer", "RegexTokenizer", "class", course_ref(REGEX),
+            regex_tokenizer_groups, own=("__init__", "train", "encode"),
+            allowed_bases=(TOKENIZER,)),
+]

@@ -1,0 +1,85 @@
+"""Worksheet 06, GPT-4 from tiktoken's ranks: `recover_merges` and a `GPT4Tokenizer`."""
+
+from __future__ import annotations
+
+from .common import (EOT, HARD_TEXTS, REF, REGEX, TOKENIZER, calls, Case, Checker, code,
+                     course_ref, Group, prose, random_texts)
+
+def first_ranks(encoding: str, n: int) -> tuple[dict, str]:
+    from ...encodings import load_ranks
+    ranks = {t: r for t, r in load_ranks(encoding).items() if r < n}
+    return ranks, f"{{t: r for t, r in load_ranks({encoding!r}).items() if r < {n}}}"
+
+
+def recover_merges_groups() -> list[Group]:
+    lower = ("Split each token by running BPE on its bytes with only the ranks *below* its "
+             "own rank: then it stops at exactly two parts, the merge that made it.")
+    ids = "The ids in a merge are ranks: (rank of left part, rank of right part) -> rank."
+    ranks, doc = first_ranks("cl100k_base", 1000)
+    more, more_doc = first_ranks("o200k_base", 1500)
+    return [
+        Group(calls("recover_merges", [({b"a": 0, b"b": 1},)], "Single bytes are not merged: "
+                    "no multi-byte token, no merge.")
+              + calls("recover_merges", [({b"a": 0, b"b": 1, b"ab": 2},),
+                                         ({b"b": 0, b"a": 1, b"ab": 2},)], ids)
+              + calls("recover_merges", [({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4},),
+                                         ({b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4,
+                                           b"abc": 5},)], lower)
+              + [Case("recover_merges(RANKS)", lower)],
+              env={"RANKS": ranks}, env_doc={"RANKS": doc}),
+        Group([Case("recover_merges(RANKS)", lower)], env={"RANKS": more},
+              env_doc={"RANKS": more_doc}, hidden=True),
+    ]
+
+
+def gpt4_tokenizer_groups() -> list[Group]:
+    from ...encodings import load_ranks
+    shuffle = ("The first 256 ranks are the 256 bytes in a shuffled order: '!' is byte 33 but "
+               "rank 0. Give each byte its rank (self.byte_ids = [ranks[bytes([b])] for b in "
+               "range(256)]) before building self.vocab.")
+    parity = ("Ids must equal tiktoken's: GPT-4's split pattern, the merges recovered from "
+              "the ranks, and the byte shuffle.")
+    decode = ("decode looks up each id's bytes (self.vocab, rebuilt after setting "
+              "self.byte_ids) and decodes them with errors='replace'.")
+    special = "The encoding's special tokens must be registered (register_special_tokens)."
+    texts, doc = prose(0, 3000)
+    src, src_doc = code(3000)
+
+    def cases(name: str) -> list[Case]:
+        lone = load_ranks(name)[b"\x80"]
+        return ([Case("tok.encode('')", parity), Case("tok.encode('!')", shuffle),
+                 Case("tok.encode('hello world')", shuffle),
+                 Case("tok.decode(tok.encode('hello world'))", decode),
+                 Case(f"tok.decode([{lone}])", decode)]
+                + [Case(f"tok.encode({t!r})", parity) for t in HARD_TEXTS]
+                + [Case("tok.encode('a' * 300)", parity), Case("tok.encode(TEXT)", parity),
+                   Case("tok.decode(tok.encode(CODE))", decode),
+                   Case("tok.encode('<|endoftext|>', allowed_special='all')", special),
+                   Case("tok.encode('hi<|endoftext|>')", special, mention=EOT),
+                   Case("tok.encode('\\ud83d lone surrogate')", "Like tiktoken, replace a lone "
+                        "surrogate by U+FFFD before encoding (the course's RegexTokenizer "
+                        "does this in encode_ordinary).")])
+
+    env = {"TEXT": texts, "CODE": src}
+    env_doc = {"TEXT": doc, "CODE": src_doc}
+    hidden = [Case(f"tok.encode({t!r})", parity) for t in random_texts(4, 25)]
+    return [
+        Group(cases("cl100k_base"), setup="tok = GPT4Tokenizer('cl100k_base')", env=env,
+              env_doc=env_doc, setup_time_limit=120),
+        Group(hidden, setup="tok = GPT4Tokenizer('cl100k_base')", hidden=True,
+              setup_time_limit=120),
+        Group(cases("o200k_base") + hidden, setup="tok = GPT4Tokenizer('o200k_base')",
+              env=env, env_doc=env_doc, hidden=True, setup_time_limit=180),
+    ]
+
+
+WORKSHEET = "06_gpt4_tokenizer"
+# checker name (also the check cell's nbgrader grade_id) -> points
+POINTS = {"recover_merges": 2, "gpt4_tokenizer": 3}
+
+CHECKERS = [
+        Checker("recover_merges", "recover_merges", "function",
+            course_ref("bpe_course.gpt4.recover_merges"), recover_merges_groups),
+        Checker("gpt4_tokenizer", "GPT4Tokenizer", "class", course_ref(REF + "TiktokenReference"),
+            gpt4_tokenizer_groups, own=("__init__",), allowed_bases=(REGEX, TOKENIZER)),
+]

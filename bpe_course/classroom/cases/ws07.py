@@ -1,0 +1,87 @@
+"""Worksheet 07, fast training: `count_pretokens` and `train_bpe`."""
+
+from __future__ import annotations
+
+from .common import GPT2_SPLIT_PATTERN, REF, Case, Checker, code, course_ref, Group, prose
+
+FAST_HINT = ("Count each distinct pre-token once, with how often it occurs; keep the pair "
+             "counts from one merge to the next and, after a merge, update only the "
+             "pre-tokens that contain the merged pair (an index from pair to pre-tokens "
+             "finds them).")
+SPEED_TEXT = (0, 50_000)
+SPEED_VOCAB = 356
+
+
+def count_pretokens_groups() -> list[Group]:
+    cut = ("Cut the text at the special tokens first (split_special from worksheet 05, or "
+           "bpe_course.special.split_special); the tokens themselves are never counted.")
+    count = ("Split with the pattern (regex.findall) and count how often each pre-token "
+             "(a str) occurs: {' the': 2, ...}.")
+    text, doc = prose(0, 5000)
+    return [
+        Group([Case("count_pretokens('')", "Empty text: {}."),
+               Case("count_pretokens('hello')", count),
+               Case("count_pretokens('the cat the dog the')", count),
+               Case("count_pretokens('a<|endoftext|>a', ['<|endoftext|>'])", cut),
+               Case("count_pretokens('hi <|endoftext|> hi', ['<|endoftext|>'])", cut),
+               Case("count_pretokens(\"don't STOP 1234\", pattern=GPT2_SPLIT_PATTERN)",
+                    "Use the pattern you are given."),
+               Case("count_pretokens(TEXT)", count)],
+              env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
+              env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
+        Group([Case("count_pretokens('<|a|><|a|>x<|b|>', ['<|a|>', '<|b|>'])", cut)],
+              hidden=True),
+    ]
+
+
+def train_bpe_groups() -> list[Group]:
+    same = ("The merges must be exactly the naive trainer's: same counts (inside pre-tokens "
+            "only), same tie-break (highest count, then greatest (left bytes, right bytes)). "
+            + FAST_HINT)
+    size = ("vocab_size counts the 256 bytes, the merges and the special tokens; vocab maps "
+            "every id to its bytes.")
+    text, doc = prose(0, 20000)
+    speed, speed_doc = prose(*SPEED_TEXT)
+    src, src_doc = code(30000)
+    eot = ["<|endoftext|>"]
+    train = "vocab, merges = train_bpe"
+    return [
+        Group([Case("merges", "No text, no pairs, no merges: []."),
+               Case("len(vocab)", size)], setup=f"{train}('', 300)"),
+        Group([Case("merges", same), Case("len(vocab)", size),
+               Case("sorted(vocab.values())", size)],
+              setup=f"{train}('hello hello world!!! hello', 260)"),
+        Group([Case("merges", "Every pair occurs once here: ties go to the greatest "
+                    "(left bytes, right bytes).")], setup=f"{train}('abcd', 257)"),
+        Group([Case("merges", "With special tokens there are fewer merges: vocab_size - 256 - "
+                    "len(special_tokens). Special tokens are cut out of the text before "
+                    "counting, and no pre-token spans them."),
+               Case("len(vocab)", size), Case("sorted(vocab.values())", size)],
+              setup=f"{train}('low lower<|endoftext|>lowest low<|endoftext|>', 262, {eot!r})"),
+        Group([Case("merges", same), Case("len(vocab)", size)],
+              setup=f"{train}(TEXT, 400)", env={"TEXT": text}, env_doc={"TEXT": doc}),
+        Group([Case("merges", same)], setup=f"{train}(TEXT[:5000], 300, "
+                                             "pattern=GPT2_SPLIT_PATTERN)",
+              env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
+              env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
+        Group([Case(f"fast = seconds(lambda: train_bpe(TEXT, {SPEED_VOCAB}), repeat=3)\n"
+                    f"slow = seconds(lambda: RegexTokenizer().train(TEXT, {SPEED_VOCAB}))\n"
+                    "round(slow / fast, 1)", FAST_HINT, expected=10, judge="at_least")],
+              setup="from bpe_course import RegexTokenizer", env={"TEXT": speed},
+              env_doc={"TEXT": speed_doc}, time_limit=120),
+        Group([Case("merges", same), Case("sorted(vocab.values())", size)],
+              setup=f"{train}(CODE, 350, ['<|endoftext|>', '<|pad|>'])",
+              env={"CODE": src}, env_doc={"CODE": src_doc}, hidden=True, time_limit=120),
+    ]
+
+
+WORKSHEET = "07_fast_training"
+# checker name (also the check cell's nbgrader grade_id) -> points
+POINTS = {"count_pretokens": 1, "train_bpe": 4}
+
+CHECKERS = [
+        Checker("count_pretokens", "count_pretokens", "function",
+            course_ref(REF + "count_pretokens"), count_pretokens_groups),
+        Checker("train_bpe", "train_bpe", "function", course_ref(REF + "naive_train_bpe"),
+            train_bpe_groups),
+]

@@ -1,0 +1,204 @@
+"""Checkers for the worksheets: run a learner's code on many cases, answer like a teacher.
+
+One checker per thing a learner writes, named after it. Each takes the
+learner's function or class, runs it on cases (edge cases first, see
+`cases`), compares with the course's own version, and returns a
+`Verdict`: passed with the number of cases, or the first case that failed
+with its input, what was expected, what came back, and a hint. In a
+notebook the verdict shows itself; failures go to stderr (a red box in
+Jupyter), which is also how nbgrader knows a check cell failed.
+
+A learner's exception is shown, never raised, so a worksheet always runs to
+the end; `NotImplementedError` means "not attempted yet".
+
+>>> from bpe_course import checks
+>>> def merge(ids, pair, idx):            # forgets to skip past a merged pair
+...     return [idx if (a, b) == pair else a for a, b in zip(ids, ids[1:] + [None])]
+>>> verdict = checks.merge(merge)
+>>> verdict.passed, verdict.cases
+(False, 3)
+>>> print(verdict.message.splitlines()[0])
+❌ merge: case 3 of 12 failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from dataclasses import dataclass
+
+from . import runner
+from .cases import CHECKERS, COMPUTE, Checker, Group
+from .runner import Raised
+from .verdicts import failure_message, judge, misuse, normal
+
+
+@dataclass
+class Verdict:
+    """The result of a check: `passed`, how many `cases` ran, and the `message` to show."""
+    passed: bool
+    cases: int
+    message: str
+    attempted: bool = True
+
+    def __str__(self) -> str:
+        return self.message
+
+    def _ipython_display_(self) -> None:
+        print(self.message, file=sys.stdout if self.passed else sys.stderr)
+
+
+# -- running a checker ------------------------------------------------------------------------
+
+_EXPECTED: dict[tuple[str, int], list] = {}
+
+
+def expected_answers(checker: Checker, index: int, group: Group) -> list:
+    """The reference's answers for one group (computed once per process)."""
+    key = (checker.name, index)
+    if key not in _EXPECTED:
+        wanted = [case.expected for case in group.cases]
+        if any(w == COMPUTE for w in wanted):
+            ran = [normal(a) for a, printed in runner.run_group(
+                checker.target, checker.reference(), shipped(group), time_limit=600)]
+            wanted = [r if w == COMPUTE else w for r, w in zip(ran, wanted)]
+        _EXPECTED[key] = wanted
+    return _EXPECTED[key]
+
+
+def shipped(group: Group) -> dict:
+    """A group as `runner` takes it (and as the grader sends it, in JSON)."""
+    return {"env": group.env, "setup": group.setup, "cases": [c.code for c in group.cases],
+            "time_limit": group.time_limit, "setup_time_limit": group.setup_time_limit}
+
+
+def not_attempted(checker: Checker) -> Verdict:
+    return Verdict(False, 1, f"⏳ {checker.name}: not attempted yet. Write `{checker.target}` "
+                   f"in the cell above (replace `raise NotImplementedError()`), run that cell, "
+                   f"then run this one again.", attempted=False)
+
+
+def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> Verdict:
+    """Run checker `name` on the learner's `target`; `hidden=True` adds the grader's cases.
+
+    Each case may take `time_limit` seconds (some groups allow more, such as
+    loading GPT-4's 100,000 merges).
+    """
+    checker = CHECKERS[name]
+    problem = misuse(checker, runner.describe(target, checker.own))
+    if problem:
+        return Verdict(False, 0, f"❌ {name}: {problem}")
+    groups = [(i, g) for i, g in enumerate(checker.groups()) if hidden or not g.hidden]
+    total = sum(len(g.cases) for i, g in groups)
+    number = 0
+    for index, group in groups:
+        wanted = expected_answers(checker, index, group)
+        answers = runner.run_group(checker.target, target, shipped(group), time_limit)
+        for case, expected, (got, printed) in zip(group.cases, wanted, answers):
+            number += 1
+            got = normal(got)
+            problem = judge(case, expected, got)
+            if problem is None:
+                continue
+            if isinstance(got, Raised) and got.not_attempted and number == 1:
+                return not_attempted(checker)
+            return Verdict(False, number, failure_message(checker, group, case, number, total,
+                                                          problem, got, printed))
+    return Verdict(True, number, f"✅ {name}: passed all {number} cases.")
+
+
+@contextlib.contextmanager
+def attempt():
+    """For cells that try out the learner's code: show errors instead of raising them.
+
+    `with checks.attempt(): ...` prints "not attempted yet" for NotImplementedError
+    and the exception's type and message for anything else, so the worksheet
+    runs on to the end.
+    """
+    try:
+        yield
+    except NotImplementedError:
+        print("⏳ not attempted yet: this cell uses code you have not written yet.",
+              file=sys.stderr)
+    except Exception as exc:
+        where = runner.caught(exc).where
+        print(f"❌ {type(exc).__name__}: {exc}" + (f"\n    (at {where})" if where else ""),
+              file=sys.stderr)
+
+
+# -- one checker per thing a learner writes ------------------------------------------------------
+
+def utf8_bytes(fn) -> Verdict:
+    """Worksheet 01: `fn(text) -> list[int]`, the UTF-8 bytes of `text`."""
+    return check("utf8_bytes", fn)
+
+
+def code_points_and_bytes(fn) -> Verdict:
+    """Worksheet 01: `fn(text) -> (number of code points, number of UTF-8 bytes)`."""
+    return check("code_points_and_bytes", fn)
+
+
+def safe_decode(fn) -> Verdict:
+    """Worksheet 01: `fn(byte_list) -> str`, decoding UTF-8 with U+FFFD for broken bytes."""
+    return check("safe_decode", fn)
+
+
+def get_stats(fn) -> Verdict:
+    """Worksheet 02: `fn(ids, counts=None) -> {pair: count}`, adding to `counts` if given."""
+    return check("get_stats", fn)
+
+
+def merge(fn) -> Verdict:
+    """Worksheet 02: `fn(ids, pair, idx) -> list[int]`, every `pair` replaced by `idx`."""
+    return check("merge", fn)
+
+
+def basic_tokenizer(cls) -> Verdict:
+    """Worksheet 02: a `BasicTokenizer` class with `train`, `encode`, `decode`, `merges`, `vocab`."""
+    return check("basic_tokenizer", cls)
+
+
+def chunked_stats(fn) -> Verdict:
+    """Worksheet 04: `fn(chunks) -> {pair: count}`, pairs counted inside each chunk only."""
+    return check("chunked_stats", fn)
+
+
+def regex_tokenizer(cls) -> Verdict:
+    """Worksheet 04: a `RegexTokenizer(pattern=None)` class that trains and encodes by chunks."""
+    return check("regex_tokenizer", cls)
+
+
+def split_special(fn) -> Verdict:
+    """Worksheet 05: `fn(text, tokens) -> list[str]`, text cut around special tokens."""
+    return check("split_special", fn)
+
+
+def special_tokens(cls) -> Verdict:
+    """Worksheet 05: `register_special_tokens` and every `allowed_special` mode of `encode`."""
+    return check("special_tokens", cls)
+
+
+def save_load(cls) -> Verdict:
+    """Worksheet 05: `save(prefix)` writes plain text that `load(prefix + ".model")` restores."""
+    return check("save_load", cls)
+
+
+def recover_merges(fn) -> Verdict:
+    """Worksheet 06: `fn(ranks) -> {(left rank, right rank): rank}` from tiktoken's ranks."""
+    return check("recover_merges", fn)
+
+
+def gpt4_tokenizer(cls) -> Verdict:
+    """Worksheet 06: `cls(encoding_name)` encodes and decodes exactly like tiktoken."""
+    return check("gpt4_tokenizer", cls)
+
+
+def count_pretokens(fn) -> Verdict:
+    """Worksheet 07: `fn(text, special_tokens=(), pattern=...) -> {pre-token: count}`."""
+    return check("count_pretokens", fn)
+
+
+def train_bpe(fn) -> Verdict:
+    """Worksheet 07: `fn(text, vocab_size, special_tokens=(), pattern=...) -> (vocab, merges)`,
+    the naive trainer's merges, at least 10x faster."""
+    return check("train_bpe", fn)

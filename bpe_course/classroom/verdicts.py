@@ -1,0 +1,166 @@
+"""What a checker says: is an answer right, and if not, what to tell the learner.
+
+`judge` compares one answer with the expected one (as plain data, so a
+learner's object cannot claim to equal everything); `difference` and
+`merges_difference` say where two answers part; `misuse` catches a target that
+is not the learner's own work; `failure_message` writes the teacher's answer:
+the failing case as code to paste, what differed, and the case's hint.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from .cases import Case, Checker, Group
+from .runner import Opaque, Raised, from_plain, to_plain
+
+
+# -- judging one answer ---------------------------------------------------------------------
+
+def normal(x):
+    """An answer as plain data: a learner's object cannot lie about being equal."""
+    return from_plain(to_plain(x))
+
+
+def judge(case: Case, expected, got) -> str | None:
+    """None if `got` is right for `case`; otherwise the lines saying what was wrong."""
+    if isinstance(got, Raised):
+        if isinstance(expected, Raised) and got == expected:
+            if case.mention and case.mention not in got.message:
+                return (f"expected: raises {expected.type_name} naming {case.mention!r}\n"
+                        f"got:      {show(got)}")
+            return None
+        lines = f"{got.type_name}: {got.message}".rstrip(": ")
+        return lines + (f"\n    (at {got.where})" if got.where else "")
+    if isinstance(expected, Raised):
+        mention = f" naming {case.mention!r}" if case.mention else ""
+        return (f"expected: raises {expected.type_name}{mention}\n"
+                f"got:      {show(got)} (no exception)")
+    if case.judge == "at_least":
+        if isinstance(got, (int, float)) and not isinstance(got, bool) and got >= expected:
+            return None
+        return f"expected: at least {expected}\ngot:      {show(got)}"
+    if expected == got:
+        return None
+    text = f"expected: {show(expected)}\ngot:      {show(got)}"
+    if type(expected) is not type(got):
+        text += (f"\n(expected a {type(expected).__name__}, but your code returned "
+                 f"{'a ' + type(got).__name__ if not isinstance(got, Opaque) else got.type_name})")
+    else:
+        text += difference(expected, got)
+    return text
+
+
+def show(x, limit: int = 300) -> str:
+    if isinstance(x, Raised):
+        return f"raises {x.type_name}: {x.message}"
+    text = repr(x)
+    if len(text) > limit:
+        size = f" ({items(len(x))})" if hasattr(x, "__len__") else ""
+        text = text[:limit] + f" …{size}"
+    return text
+
+
+def difference(expected, got) -> str:
+    """Where two lists or dicts first differ, and for merges, which tokens they make."""
+    if isinstance(expected, (list, tuple)):
+        shorter = min(len(expected), len(got))
+        if len(expected) != len(got) and expected[:shorter] == got[:shorter]:
+            more = "more" if len(got) > len(expected) else "fewer"
+            return (f"\nthe first {items(shorter)} agree, but you have "
+                    f"{items(abs(len(got) - len(expected)))} {more}")
+        if len(expected) <= 8 and len(got) <= 8:
+            return ""                       # short lists: the two lines above say it all
+        for i, (e, g) in enumerate(zip(expected, got)):
+            if e != g:
+                return f"\nfirst difference at index {i}: expected {show(e, 80)}, got {show(g, 80)}"
+        return ""
+    if isinstance(expected, dict):
+        if _is_merges(expected) and _is_merges(got):
+            return merges_difference(expected, got)
+        for key in sorted(set(expected) | set(got), key=repr):
+            if key not in got:
+                return f"\nmissing: {key!r}: {show(expected[key], 80)}"
+            if key not in expected:
+                return f"\nunexpected: {key!r}: {show(got[key], 80)}"
+            if expected[key] != got[key]:
+                return f"\nat {key!r}: expected {show(expected[key], 80)}, got {show(got[key], 80)}"
+    return ""
+
+
+def items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"
+
+
+def _is_merges(d: dict) -> bool:
+    return all(isinstance(k, tuple) and len(k) == 2 and isinstance(v, int) and v >= 256
+               for k, v in d.items())
+
+
+def merges_difference(expected: dict, got: dict) -> str:
+    """Name the first merge (by id) that differs, with the bytes it makes."""
+    def table(merges):
+        vocab = {i: bytes([i]) for i in range(256)}
+        rows = {}
+        for (a, b), idx in sorted(merges.items(), key=lambda item: item[1]):
+            if a in vocab and b in vocab:
+                vocab[idx] = vocab[a] + vocab[b]
+                rows[idx] = f"{(a, b)} = {vocab[a]!r} + {vocab[b]!r} -> {vocab[idx]!r}"
+            else:
+                rows[idx] = f"{(a, b)} (unknown ids)"
+        return rows
+    e, g = table(expected), table(got)
+    for idx in sorted(set(e) | set(g)):
+        if e.get(idx) != g.get(idx):
+            return (f"\nfirst different merge, id {idx}:\n    expected {e.get(idx, 'none')}"
+                    f"\n    got      {g.get(idx, 'none')}")
+    return ""
+
+
+def misuse(checker: Checker, info: dict) -> str | None:
+    """Why the learner's object is not theirs to be checked (the course's own, a subclass
+    of it, or the wrong kind of thing), or None."""
+    target = checker.target
+    if info.get("missing"):
+        return f"there is no `{target}` in the notebook: define it (with that name)."
+    kind = info.get("kind", "something else")
+    if kind != checker.kind:
+        return f"`{target}` should be a {checker.kind}, but it is a {kind}."
+    if info.get("course"):
+        return (f"`{target}` is the course's own {info.get('module')}.{info.get('name')}, not yours: "
+                f"write it yourself in the cell above.")
+    for base in info.get("bases", []):
+        if base.startswith("bpe_course") and base not in checker.allowed_bases:
+            return (f"`{target}` inherits from the course's {base}, which already does this "
+                    f"exercise: write the class yourself.")
+    for method, owner in dict(info.get("methods") or {}).items():
+        if owner is None or owner.startswith("bpe_course"):
+            where = "is missing" if owner is None else f"comes from the course's {owner}"
+            return f"`{target}.{method}` {where}: this exercise is to write it yourself."
+    return None
+
+
+def failure_message(checker: Checker, group: Group, case: Case, number: int, total: int,
+                    problem: str, got, printed: str = "") -> str:
+    """The teacher's answer: which case, the code to reproduce it, what differed, a hint."""
+    kind = ("took too long" if isinstance(got, Raised) and got.type_name == "TimeoutError"
+            else "raised an exception" if isinstance(got, Raised) else "failed")
+    lines = [f"❌ {checker.name}: case {number} of {total} {kind}."]
+    code = (group.setup + "\n" + case.code) if group.setup else case.code
+    lines += ["    " + line for line in code.splitlines()]
+    for name, doc in group.env_doc.items():
+        if name in code:
+            lines.append(f"where {name} = {doc}")
+    for name, value in group.env.items():
+        if name in code and name not in group.env_doc:
+            lines.append(f"where {name} = {show(value, 120)}")
+    lines += problem.splitlines()
+    if printed.strip():
+        shown = printed.strip().splitlines()
+        lines.append("your code printed:")
+        lines += ["    " + line[:120] for line in shown[:5]]
+        if len(shown) > 5:
+            lines.append(f"    … ({len(shown) - 5} more lines)")
+    if case.hint:
+        lines += textwrap.wrap("hint: " + case.hint, width=92, subsequent_indent="      ")
+    return "\n".join(lines)

@@ -1,0 +1,210 @@
+"""Saving, loading and exporting tokenizers, in plain text (never pickle).
+
+`save("name")` writes two files:
+
+- `name.model`, to load back. Plain text, one fact per line, so it can be
+  read, diffed and checked line by line:
+
+      bpe-course tokenizer v1
+      pattern "'(?i:[sdmt]|ll|ve|re)|..."      (JSON string, or null for BasicTokenizer)
+      special_tokens 1
+      "<|endoftext|>" 100257
+      merges 2
+      32 116 256                                (left id, right id, new id)
+      256 104 257
+
+  A tokenizer whose single bytes do not have ids 0..255 (GPT-4's) also has a
+  `byte_ids` line with the 256 ids after `pattern`.
+- `name.vocab`, to read: one line per token, showing how it was merged:
+  `[ t][h] -> [ th] 257`.
+
+Why not pickle? Loading a pickle runs whatever code the file says, so a
+downloaded model file could take over your machine. A text format can only
+ever give numbers and strings, and it survives refactoring of the classes.
+
+`load` checks everything and raises ValueError with the line number for a
+malformed, truncated or wrong-version file.
+
+This module knows the format only; `Tokenizer.save` and `Tokenizer.load` call
+it, and `files.load` picks the right class for a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import unicodedata
+from pathlib import Path
+
+MAGIC = "bpe-course tokenizer v1"
+
+
+# -- writing -------------------------------------------------------------------
+
+def render_token(token: bytes) -> str:
+    """Show token bytes readably: UTF-8 where possible, control characters escaped.
+
+    >>> render_token(b"hello\\n")
+    'hello\\\\u000a'
+    >>> render_token(b"\\xe2\\x82")       # half of a character
+    '\\\\xe2\\\\x82'
+    """
+    try:
+        text = token.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(f"\\x{b:02x}" for b in token)
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch)[0] == "C" else ch
+                   for ch in text)
+
+
+def model_lines(tok) -> list[str]:
+    lines = [MAGIC, "pattern " + json.dumps(tok.pattern)]
+    if tok.byte_ids != list(range(256)):
+        lines.append("byte_ids " + " ".join(map(str, tok.byte_ids)))
+    lines.append(f"special_tokens {len(tok.special_tokens)}")
+    for token, idx in sorted(tok.special_tokens.items(), key=lambda item: item[1]):
+        lines.append(f"{json.dumps(token)} {idx}")
+    merges = sorted(tok.merges.items(), key=lambda item: item[1])
+    lines.append(f"merges {len(merges)}")
+    lines.extend(f"{a} {b} {idx}" for (a, b), idx in merges)
+    return lines
+
+
+def vocab_lines(tok) -> list[str]:
+    vocab = tok.vocab
+    lines = [f"# {len(vocab)} tokens. Bytes: [token] id. Merges: [left][right] -> [token] id"]
+    for b, idx in enumerate(tok.byte_ids):
+        lines.append(f"[{render_token(bytes([b]))}] {idx}")
+    for (a, b), idx in sorted(tok.merges.items(), key=lambda item: item[1]):
+        lines.append(f"[{render_token(vocab[a])}][{render_token(vocab[b])}] -> "
+                     f"[{render_token(vocab[idx])}] {idx}")
+    for token, idx in sorted(tok.special_tokens.items(), key=lambda item: item[1]):
+        lines.append(f"[{render_token(token.encode('utf-8'))}] {idx} special")
+    return lines
+
+
+def save_model(tok, file_prefix: str | os.PathLike) -> None:
+    prefix = str(file_prefix)
+    Path(prefix + ".model").write_text("\n".join(model_lines(tok)) + "\n", encoding="utf-8")
+    Path(prefix + ".vocab").write_text("\n".join(vocab_lines(tok)) + "\n", encoding="utf-8")
+
+
+# -- reading -------------------------------------------------------------------
+
+class _Lines:
+    """The lines of a model file, handed out one at a time with their numbers."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            self.lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not a bpe-course model file (not UTF-8 text)") from None
+        self.i = 0
+
+    def error(self, message: str) -> ValueError:
+        return ValueError(f"{self.path}, line {self.i}: {message}")
+
+    def next(self, what: str) -> str:
+        if self.i >= len(self.lines):
+            self.i += 1
+            raise self.error(f"file ends early, expected {what} (truncated file?)")
+        self.i += 1
+        return self.lines[self.i - 1]
+
+    def header(self, key: str) -> str:
+        line = self.next(f"a '{key} ...' line")
+        name, _, value = line.partition(" ")
+        if name != key:
+            raise self.error(f"expected a '{key} ...' line, got {line[:60]!r}")
+        return value
+
+    def ints(self, line: str, n: int | None = None) -> list[int]:
+        try:
+            values = [int(x) for x in line.split()]
+        except ValueError:
+            raise self.error(f"expected integers, got {line[:60]!r}") from None
+        if n is not None and len(values) != n:
+            raise self.error(f"expected {n} integers, got {len(values)}")
+        if any(v < 0 for v in values):
+            raise self.error("ids cannot be negative")
+        return values
+
+
+def read_model(model_file: str | os.PathLike) -> dict:
+    """Parse and check a `.model` file; return its pattern, byte ids, special tokens, merges."""
+    path = Path(model_file)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
+    lines = _Lines(path)
+    first = lines.next("the version line")
+    if first != MAGIC:
+        if first.startswith("bpe-course tokenizer v"):
+            raise lines.error(f"unsupported version {first!r}; this bpe-course reads {MAGIC!r}")
+        raise lines.error(f"not a bpe-course model file: the first line must be {MAGIC!r}")
+
+    value = lines.header("pattern")
+    try:
+        pattern = json.loads(value)
+    except json.JSONDecodeError:
+        raise lines.error("the pattern must be a JSON string or null") from None
+    if pattern is not None and not isinstance(pattern, str):
+        raise lines.error("the pattern must be a JSON string or null")
+
+    byte_ids = list(range(256))
+    if lines.i < len(lines.lines) and lines.lines[lines.i].startswith("byte_ids "):
+        byte_ids = lines.ints(lines.header("byte_ids"), 256)
+        if len(set(byte_ids)) != 256:
+            raise lines.error("byte_ids must be 256 distinct ids")
+    known = set(byte_ids)
+
+    special_tokens = {}
+    for _ in range(lines.ints(lines.header("special_tokens"), 1)[0]):
+        line = lines.next("a special token line")
+        try:
+            token, end = json.JSONDecoder().raw_decode(line)
+        except json.JSONDecodeError:
+            raise lines.error(f"expected '\"token\" id', got {line[:60]!r}") from None
+        if not isinstance(token, str) or not token or token in special_tokens:
+            raise lines.error(f"bad or repeated special token {token!r}")
+        special_tokens[token] = lines.ints(line[end:], 1)[0]
+
+    merges = {}
+    for _ in range(lines.ints(lines.header("merges"), 1)[0]):
+        a, b, idx = lines.ints(lines.next("a merge line 'left right new'"), 3)
+        if a not in known or b not in known:
+            raise lines.error(f"merge ({a}, {b}) uses an id that is not defined before it")
+        if idx in known or (a, b) in merges:
+            raise lines.error(f"merge ({a}, {b}) -> {idx} repeats an id or a pair")
+        merges[a, b] = idx
+        known.add(idx)
+    for token, idx in special_tokens.items():
+        if idx in known:
+            raise ValueError(f"{path}: special token {token!r} has id {idx}, "
+                             f"which is also a byte or merge id")
+    if any(line.strip() for line in lines.lines[lines.i:]):
+        lines.i += 1
+        raise lines.error("unexpected text after the last merge")
+    return {"pattern": pattern, "byte_ids": byte_ids,
+            "special_tokens": special_tokens, "merges": merges}
+
+
+def load_model_into(tok, model_file: str | os.PathLike) -> None:
+    """Fill `tok` from a model file (see `read_model`), checking it suits its class."""
+    state = read_model(model_file)
+    kind = type(tok).__name__
+    if state["pattern"] is None and hasattr(tok, "compiled_pattern"):
+        raise ValueError(f"{model_file} was saved by a BasicTokenizer (no split "
+                         f"pattern); load it with BasicTokenizer, not {kind}")
+    if state["pattern"] is not None and not hasattr(tok, "compiled_pattern"):
+        raise ValueError(f"{model_file} has a split pattern; load it with "
+                         f"RegexTokenizer, not {kind}")
+    if state["special_tokens"] and not hasattr(tok, "register_special_tokens"):
+        raise ValueError(f"{model_file} has special tokens; load it with RegexTokenizer")
+    tok.pattern = state["pattern"]
+    tok.byte_ids = state["byte_ids"]
+    tok.merges = state["merges"]
+    tok.special_tokens = state["special_tokens"]
+    tok.vocab = tok._build_vocab()
+    if hasattr(tok, "_reset_cache"):
+        tok._reset_cache()
