@@ -3,11 +3,27 @@
     python tools/notebooks.py headers        # rewrite every Colab badge and setup cell
     python tools/notebooks.py run [NB ...]   # execute notebooks and save their outputs
     python tools/notebooks.py check          # exit 1 if a header is out of step
+    python tools/notebooks.py tags [NB ...]  # turn nbval comment markers into cell tags
 
-The repository URL lives in bpe_course/course.py and nowhere else. Every notebook in
+The repository URL lives in bpe_course/classroom/course.py and nowhere else. Every notebook in
 notebooks/ and solutions/ has, in its first markdown cell, a Colab badge
 linking to itself, and a setup cell (the first code cell) that installs the
 package in Colab and does nothing elsewhere. `make notebooks` runs `run`.
+
+Test-only markers live in cell metadata, never in the code a learner reads.
+Write `# NBVAL_IGNORE_OUTPUT` (or another nbval comment) as the first line of
+a cell if you like; `tags` (and `run`, which calls it first) moves it into the
+cell's tags, and a test fails while any such comment is left:
+
+- `nbval-ignore-output`: volatile output (timings, progress bars), not compared;
+- `raises-exception`: the error is the lesson. JupyterLab's "Run all", nbclient
+  and nbval all go on past this cell (nbval also checks that it does raise);
+- `nbval-skip`: nbval does not run the cell; `nbval-check-output`: compare
+  even under `--nbval-lax`.
+
+`run` also keeps live widget views out of the stored outputs: a widget cell is
+stored with its static HTML, which GitHub, nbviewer and a not-yet-run
+JupyterLab show; running the cell brings the live widget back.
 """
 
 from __future__ import annotations
@@ -23,6 +39,15 @@ sys.path.insert(0, str(ROOT))
 from bpe_course.classroom.course import SETUP_MARK, badge, setup_source  # noqa: E402
 
 FOLDERS = ("notebooks", "solutions", "exercises")
+
+# nbval's comment markers and the cell tags that mean the same (nbval 0.11, plugin.py).
+MARKER_TAGS = {
+    "NBVAL_IGNORE_OUTPUT": "nbval-ignore-output",
+    "NBVAL_CHECK_OUTPUT": "nbval-check-output",
+    "NBVAL_RAISES_EXCEPTION": "raises-exception",
+    "NBVAL_SKIP": "nbval-skip",
+}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def all_notebooks(folders=FOLDERS) -> list[Path]:
@@ -65,26 +90,59 @@ def fix_headers(path: Path) -> bool:
     return False
 
 
+def marker_comments(source: str) -> list[str]:
+    """The nbval markers written as comment lines in a cell's source (`# NBVAL_SKIP`)."""
+    found = []
+    for line in source.splitlines():
+        word = line.strip().lstrip("#").strip()
+        if line.strip().startswith("#") and word in MARKER_TAGS:
+            found.append(word)
+    return found
+
+
+def tag_markers(nb) -> bool:
+    """Move nbval comment markers of every code cell into its tags; True if anything changed.
+
+    Idempotent: a cell with no marker comment is left alone, and a tag is never added twice.
+    """
+    changed = False
+    for cell in nb.cells:
+        markers = marker_comments(cell.source) if cell.cell_type == "code" else []
+        if not markers:
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        tags.extend(MARKER_TAGS[m] for m in markers if MARKER_TAGS[m] not in tags)
+        lines = [l for l in cell.source.split("\n")
+                 if not (l.strip().startswith("#") and l.strip().lstrip("#").strip() in MARKER_TAGS)]
+        cell.source = "\n".join(lines).strip("\n")
+        changed = True
+    return changed
+
+
+def drop_widget_views(nb) -> None:
+    """Store widget outputs as their static fallback (see the module docstring)."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data and "text/html" in data:
+                del data[WIDGET_VIEW]
+
+
 def run(paths: list[Path], timeout: int = 600) -> None:
-    """Execute each notebook in its own folder with a fresh kernel, and save it."""
+    """Execute each notebook in its own folder with a fresh kernel, and save it.
+
+    Cells tagged `raises-exception` may raise; any other error stops the run.
+    """
     from nbclient import NotebookClient
     os.environ.setdefault("PYTHONHASHSEED", "0")
     for path in paths:
         print(f"running {path.relative_to(ROOT)}", flush=True)
         nb = nbformat.read(path, as_version=4)
-        # A cell whose error is the lesson (# NBVAL_RAISES_EXCEPTION) must not stop the run;
-        # nbclient needs a tag for that, which we drop again (nbval warns about both at once).
-        raising = [c for c in nb.cells if c.cell_type == "code"
-                   and c.source.startswith("# NBVAL_RAISES_EXCEPTION")
-                   and "raises-exception" not in c.metadata.get("tags", [])]
-        for cell in raising:
-            cell.metadata.setdefault("tags", []).append("raises-exception")
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+        tag_markers(nb)
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
-        for cell in raising:
-            cell.metadata["tags"].remove("raises-exception")
-            if not cell.metadata["tags"]:
-                del cell.metadata["tags"]
+        drop_widget_views(nb)
         for cell in nb.cells:                      # keep diffs small and stable
             cell.metadata.pop("execution", None)
         nbformat.write(nb, path)
@@ -100,6 +158,14 @@ def main(argv: list[str]) -> int:
     if command == "run":
         paths = [Path(p).resolve() for p in argv[1:]] or all_notebooks(("notebooks", "solutions"))
         run(paths)
+        return 0
+    if command == "tags":
+        paths = [Path(p).resolve() for p in argv[1:]] or all_notebooks()
+        for path in paths:
+            nb = nbformat.read(path, as_version=4)
+            if tag_markers(nb):
+                nbformat.write(nb, path)
+                print(f"tagged {path.relative_to(ROOT)}")
         return 0
     if command == "check":
         bad = 0
