@@ -20,6 +20,8 @@ teach them; each module imports only modules above it in this list:
 - `chunks`, `train_fast` (07): `train_bpe`, a fast trainer with the same
   merges: a corpus cut for parallel workers, incremental pair counts
 - `corpora`, `viz`: built-in texts, and ways to look at tokens
+- `explorer`: a live token explorer (ipywidgets): your tokenizer beside GPT-2,
+  GPT-4 and GPT-4o as you type
 - `cli`: the command line (`python -m bpe_course train/encode/...`)
 
 The classroom, apart from it in `bpe_course.classroom`: the worksheets'
@@ -37,12 +39,13 @@ from .encodings import get_encoding
 from .gpt4 import GPT4Tokenizer
 from .train_fast import train_bpe
 from .viz import merge_tree, show_tokens
+from .explorer import token_explorer
 
 __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
     "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN",
     "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "get_encoding",
-    "GPT4Tokenizer", "show_tokens", "merge_tree", "train_bpe",
+    "GPT4Tokenizer", "show_tokens", "merge_tree", "token_explorer", "train_bpe",
 ]
 
 
