@@ -1,11 +1,12 @@
 # Two commands for a fresh machine:
 #   make lab    create .venv (first time only) and open the course in JupyterLab
 #   make test   create .venv (first time only) and run the whole test suite
+# and for instructors: make lab-instructor (JupyterLab with nbgrader's tools).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: lab test venv notebooks exercises bench clean
+.PHONY: lab lab-instructor test test-browser venv notebooks exercises bench clean
 
 $(BIN)/activate: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,11 +20,24 @@ venv: $(BIN)/activate
 # Jupyter refuses to run as root (containers, some cloud machines) unless told.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# JupyterLab rooted at the repository (notebooks/, exercises/ and solutions/ one click away)
+# with chapter 01 open. tools/learner-lab/ switches nbgrader's extensions off for learners.
+LAB_ARGS := $(ALLOW_ROOT) --ServerApp.root_dir="$(CURDIR)" \
+	--LabApp.default_url=/lab/tree/notebooks/01_unicode_and_bytes.ipynb
+
 lab: venv
-	$(BIN)/jupyter lab $(ALLOW_ROOT) notebooks/01_unicode_and_bytes.ipynb
+	JUPYTER_CONFIG_PATH="$(CURDIR)/tools/learner-lab$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  $(BIN)/jupyter lab $(LAB_ARGS)
+
+lab-instructor: venv
+	$(BIN)/jupyter lab $(LAB_ARGS)
 
 test: venv
 	$(BIN)/python -m pytest
+
+# Only the browser tests (JupyterLab driven by headless Chromium; see README).
+test-browser: venv
+	$(BIN)/python -m pytest -m browser tests/test_browser.py
 
 # Re-execute every notebook and save its outputs (run after editing a notebook).
 notebooks: venv

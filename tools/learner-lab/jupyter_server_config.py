@@ -1,0 +1,20 @@
+"""The learner's JupyterLab (`make lab` puts this folder on JUPYTER_CONFIG_PATH).
+
+nbgrader is installed for the tests and for instructors; here its server extensions are
+switched off (and its JupyterLab extension, in labconfig/page_config.json), so a learner sees
+no nbgrader menu, Validate button or Create Assignment panel, and the log has no nbgrader
+warnings. Only extensions that are installed are named, so an environment without nbgrader
+starts without warnings too. JupyterLab's extension manager is read-only: the course runs
+offline and needs no extensions from PyPI.
+"""
+
+import importlib.util
+
+c = get_config()  # noqa: F821 (defined by Jupyter when it reads this file)
+
+if importlib.util.find_spec("nbgrader") is not None:
+    c.ServerApp.jpserver_extensions = {
+        f"nbgrader.server_extensions.{name}": False
+        for name in ("assignment_list", "course_list", "formgrader", "validate_assignment")
+    }
+c.LabApp.extension_manager = "readonly"
