@@ -105,7 +105,7 @@ class Explorer:
                     f'<div class="bpe-error" style="color:#b00020">{html.escape(view)}</div>')
             columns.append(
                 f'<div class="bpe-column" data-label="{html.escape(label)}" '
-                f'style="flex:1 1 16em;min-width:12em;max-width:100%">'
+                f'style="flex:1 1 16em;min-width:12em;max-width:100%;word-break:break-all">'
                 f'<div style="font-weight:bold;margin-bottom:2px">{html.escape(label)}</div>'
                 f'{body}</div>')
         notes = "".join(f'<div style="color:#666;font-size:85%">{html.escape(n)}</div>'

@@ -9,6 +9,7 @@ offline and needs no extensions from PyPI.
 """
 
 import importlib.util
+import os
 
 c = get_config()  # noqa: F821 (defined by Jupyter when it reads this file)
 
@@ -18,3 +19,8 @@ if importlib.util.find_spec("nbgrader") is not None:
         for name in ("assignment_list", "course_list", "formgrader", "validate_assignment")
     }
 c.LabApp.extension_manager = "readonly"
+
+# ipykernel warns on every kernel start that a kernel on TCP is unencrypted; local sockets
+# (posix only) cannot be reached from the network at all, so there is nothing to warn about.
+if os.name == "posix":
+    c.KernelManager.transport = "ipc"
