@@ -3,16 +3,22 @@
 Commands (each has --help):
 
 - `train CORPUS --vocab-size N [--special-token T ...] -o PREFIX`: train a tokenizer
-- `encode --model PREFIX.model TEXT`: print the ids and the coloured pieces of TEXT
+- `encode --model PREFIX.model TEXT [--json]`: the ids and pieces of TEXT (coloured on a
+  terminal; one `id<TAB>"piece"` line per token when piped; one JSON object with --json)
 - `grade PATH... [--json REPORT]`: grade worksheets (for instructors)
 - `exercises`: regenerate exercises/ from solutions/ (for maintainers)
+
+Bad input stops a command before any long work with one line on stderr,
+`error: ...`, naming the argument or the file line at fault, and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -36,6 +42,73 @@ def color_pieces(pieces: list[str], colour: bool = True) -> str:
     return "".join(f"{ANSI[k % len(ANSI)]}\033[30m{p}\033[0m" for k, p in enumerate(pieces))
 
 
+def to_json(value) -> str:
+    """JSON for token pieces that keeps their bytes exactly and stays readable.
+
+    A piece is its bytes decoded as UTF-8 with `surrogateescape`: a byte that is not
+    UTF-8 becomes a lone surrogate, written `\\udc80`...`\\udcff` (no real text has
+    those), so `json.loads(s).encode("utf-8", "surrogateescape")` gives the bytes back.
+
+    >>> print(to_json([b" h\\xc3\\xa9|", b"\\xf0\\x9f"]))
+    [" hé|", "\\udcf0\\udc9f"]
+    """
+    def text(v):
+        return v.decode("utf-8", errors="surrogateescape") if isinstance(v, bytes) else v
+    value = [text(v) for v in value] if isinstance(value, list) else text(value)
+    return re.sub("[\udc80-\udcff]", lambda m: f"\\u{ord(m.group()):04x}",
+                  json.dumps(value, ensure_ascii=False))
+
+
+def fail(message: str) -> int:
+    """Report bad input in one line on stderr; 2 is the exit status for it."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def output_problem(prefix: str) -> str | None:
+    """Why `train` could not write PREFIX.model and PREFIX.vocab (None: it can)."""
+    if prefix.endswith(("/", os.sep)) or Path(prefix).is_dir():
+        return f"-o {prefix}: give a file prefix such as {prefix.rstrip('/' + os.sep)}/mytok, not a folder"
+    folder = Path(prefix).parent
+    if not folder.is_dir():
+        return f"-o {prefix}: the folder {folder} does not exist (create it first)"
+    if not os.access(folder, os.W_OK):
+        return f"-o {prefix}: the folder {folder} is not writable"
+    return None
+
+
+def corpus_problem(corpus: str) -> str | None:
+    """Why `train` could not learn from CORPUS (None: it can try)."""
+    path = Path(corpus)
+    if not path.exists():
+        return f"no corpus file at {corpus}"
+    if not path.is_file():
+        return f"the corpus {corpus} is not a file"
+    if path.stat().st_size == 0:
+        return f"the corpus {corpus} is empty: there is nothing to learn from"
+    return None
+
+
+def model_problem(model: str) -> str | None:
+    """What is wrong with `--model MODEL` before reading it (None: it is a file)."""
+    if Path(model).is_file():
+        if model.endswith(".vocab"):
+            return (f"--model {model}: that is the readable .vocab file; "
+                    f"give {model[:-len('.vocab')]}.model")
+        return None
+    if Path(model + ".model").is_file():
+        return f"--model {model}: no such file; did you mean --model {model}.model?"
+    return (f"--model {model}: no such file (give the .model file that "
+            f"`train -o PREFIX` or `save(PREFIX)` wrote)")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors in the one-line form of every other error here."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 PATTERNS = {"gpt4": "GPT4_SPLIT_PATTERN", "gpt4o": "GPT4O_SPLIT_PATTERN", "gpt2": "GPT2_SPLIT_PATTERN"}
 
 
@@ -44,7 +117,7 @@ def cli_train(argv: list[str]) -> int:
     from . import patterns
     from .regex_tokenizer import RegexTokenizer
     from .train_fast import check_special_tokens, train
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m bpe_course train",
         description="Train a byte-level BPE tokenizer on a UTF-8 text file (with train_bpe) "
                     "and write PREFIX.model and PREFIX.vocab.")
@@ -61,18 +134,32 @@ def cli_train(argv: list[str]) -> int:
                         help="processes counting pre-tokens (default: one per core)")
     args = parser.parse_args(argv)
     tok = RegexTokenizer(getattr(patterns, PATTERNS[args.pattern]))
+    try:                                    # everything that can be checked before training
+        specials = check_special_tokens(args.special_token)
+    except (ValueError, TypeError) as e:
+        return fail(f"--special-token: {e}")
+    if args.vocab_size < 256 + len(specials):
+        extra = f" + {len(specials)} special token(s)" if specials else ""
+        return fail(f"--vocab-size {args.vocab_size}: it must be at least 256 (one id per "
+                    f"byte){extra}")
+    if args.workers is not None and args.workers < 1:
+        return fail(f"--workers {args.workers}: give 1 or more processes")
+    problem = corpus_problem(args.corpus) or output_problem(args.output)
+    if problem:
+        return fail(problem)
     start = time.perf_counter()
     try:
-        specials = check_special_tokens(args.special_token)
         result = train(Path(args.corpus), args.vocab_size, specials, tok.pattern,
                        num_workers=args.workers)
     except (OSError, ValueError, TypeError, RuntimeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(str(e))
     seconds = time.perf_counter() - start
     tok.merges = {pair: 256 + k for k, pair in enumerate(result.merges)}
     tok.register_special_tokens({t: 256 + len(tok.merges) + k for k, t in enumerate(specials)})
-    tok.save(args.output)
+    try:
+        tok.save(args.output)
+    except OSError as e:
+        return fail(f"-o {args.output}: cannot write the model ({e.strerror or e})")
     size = os.path.getsize(args.corpus)
     print(f"trained on {args.corpus} ({size / 1e6:.2f} MB) in {seconds:.2f} s: "
           f"{len(tok.merges):,} merges, {len(specials)} special "
@@ -83,28 +170,54 @@ def cli_train(argv: list[str]) -> int:
               f"{result.text_bytes / result.text_tokens:.2f} bytes per token "
               f"({result.text_bytes:,} bytes -> {result.text_tokens:,} tokens)")
     print(f"wrote {args.output}.model and {args.output}.vocab")
+    wanted = args.vocab_size - 256 - len(specials)
+    if len(tok.merges) < wanted:
+        print(f"warning: learned {len(tok.merges):,} of the {wanted:,} merges that "
+              f"--vocab-size {args.vocab_size} asks for: no pair of tokens is left to merge "
+              f"(every pre-token of the corpus is already one token), so the vocabulary has "
+              f"{len(tok.vocab):,} tokens; use a larger corpus for a larger vocabulary",
+              file=sys.stderr)
     return 0
 
 
 def cli_encode(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bpe_course encode",
-                                     description="Encode TEXT with a saved tokenizer.")
+    """`python -m bpe_course encode --model PREFIX.model TEXT [--json | --no-colour]`."""
+    parser = Parser(
+        prog="python -m bpe_course encode",
+        description="Encode TEXT with a saved tokenizer. On a terminal: the ids, the coloured "
+                    "pieces and a count. Piped (or --no-colour): one line per token, its id, a "
+                    "tab and the piece as a JSON string (bytes that are not UTF-8 appear as "
+                    "\\udc80..\\udcff), the count on stderr. --json: one JSON object.")
     parser.add_argument("--model", required=True, help="a .model file written by save/train")
     parser.add_argument("text", help="the text to encode (special tokens are allowed)")
-    parser.add_argument("--no-colour", action="store_true", help="separate pieces by | instead")
+    parser.add_argument("--no-colour", action="store_true",
+                        help="one token per line, as when piped, even on a terminal")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"ids": [...], "pieces": [...], "characters": n}')
     args = parser.parse_args(argv)
     from .files import load
     from .viz import encode_any, token_bytes
+    problem = model_problem(args.model)
+    if problem:
+        return fail(problem)
     try:
         tok = load(args.model)
     except (OSError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(f"--model {e}" if str(e).startswith(args.model) else f"--model {args.model}: {e}")
     ids = encode_any(tok, args.text)
-    pieces = [b.decode("utf-8", errors="replace") for b in token_bytes(tok, ids)]
-    print(ids)
-    print(color_pieces(pieces, colour=not args.no_colour and sys.stdout.isatty()))
-    print(f"{len(ids)} tokens, {len(args.text)} characters")
+    pieces = token_bytes(tok, ids)
+    summary = f"{len(ids)} tokens, {len(args.text)} characters"
+    if args.json:
+        print(f'{{"ids": {json.dumps(ids)}, "pieces": {to_json(pieces)}, '
+              f'"characters": {len(args.text)}}}')
+    elif sys.stdout.isatty() and not args.no_colour:
+        print(ids)
+        print(color_pieces([p.decode("utf-8", errors="replace") for p in pieces]))
+        print(summary)
+    else:
+        for idx, piece in zip(ids, pieces):
+            print(f"{idx}\t{to_json(piece)}")
+        print(summary, file=sys.stderr)
     return 0
 
 

@@ -36,6 +36,8 @@ import os
 import unicodedata
 from pathlib import Path
 
+import regex
+
 MAGIC = "bpe-course tokenizer v1"
 
 
@@ -150,6 +152,11 @@ def read_model(model_file: str | os.PathLike) -> dict:
         raise lines.error("the pattern must be a JSON string or null") from None
     if pattern is not None and not isinstance(pattern, str):
         raise lines.error("the pattern must be a JSON string or null")
+    if pattern is not None:
+        try:
+            regex.compile(pattern)
+        except regex.error as e:
+            raise lines.error(f"the pattern is not a valid regular expression ({e})") from None
 
     byte_ids = list(range(256))
     if lines.i < len(lines.lines) and lines.lines[lines.i].startswith("byte_ids "):

@@ -1,5 +1,7 @@
 """The command line: `python -m bpe_course train` writes a model that `encode` uses."""
 
+import json
+import os
 import subprocess
 import sys
 
@@ -40,18 +42,47 @@ def test_the_trained_model_has_train_bpes_merges(trained):
     assert load(prefix.with_suffix(".model")).vocab == vocab
 
 
-def test_encode_prints_the_ids_and_pieces_of_a_trained_model(trained):
+def test_encode_piped_prints_one_token_per_line_with_its_id(trained):
     _, prefix, _ = trained
-    text = f"The object{EOT} is here."
+    text = f"The object{EOT} is here | or there.\n"
     out = run("encode", "--model", prefix.with_suffix(".model"), text)
     assert out.returncode == 0, out.stderr
-    ids_line, pieces_line, summary = out.stdout.splitlines()
     tok = load(prefix.with_suffix(".model"))
     ids = tok.encode(text, allowed_special="all")
-    assert ids_line == str(ids)
-    assert pieces_line == "|".join(tok.decode([i]) for i in ids)
-    assert EOT in pieces_line
-    assert summary == f"{len(ids)} tokens, {len(text)} characters"
+    lines = out.stdout.splitlines()
+    assert [int(line.split("\t")[0]) for line in lines] == ids
+    pieces = [json.loads(line.split("\t", 1)[1]) for line in lines]
+    assert [p.encode("utf-8") for p in pieces] == [tok.decode_bytes([i]) for i in ids]
+    assert EOT in pieces and "|" in "".join(pieces)
+    assert out.stderr == f"{len(ids)} tokens, {len(text)} characters\n"
+
+
+def test_encode_keeps_bytes_that_are_not_utf8_exactly(trained):
+    _, prefix, _ = trained
+    text = "🦊 é"                                  # bytes the small model never merged
+    for args in ([], ["--json"]):
+        out = run("encode", "--model", prefix.with_suffix(".model"), text, *args)
+        assert out.returncode == 0, out.stderr
+        if args:
+            result = json.loads(out.stdout)
+            pieces, ids = result["pieces"], result["ids"]
+            assert result["characters"] == len(text)
+        else:
+            rows = [line.split("\t", 1) for line in out.stdout.splitlines()]
+            ids, pieces = [int(i) for i, _ in rows], [json.loads(p) for _, p in rows]
+        assert "\\udcf0" in out.stdout                     # the 4-byte fox's first byte
+        data = b"".join(p.encode("utf-8", "surrogateescape") for p in pieces)
+        assert data == text.encode("utf-8")
+        assert ids == load(prefix.with_suffix(".model")).encode(text)
+
+
+def test_encode_colours_the_pieces_on_a_terminal(trained, monkeypatch, capsys):
+    from bpe_course import cli
+    _, prefix, _ = trained
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert cli.cli_encode(["--model", str(prefix.with_suffix(".model")), "a cat"]) == 0
+    ids_line, pieces_line, summary = capsys.readouterr().out.splitlines()
+    assert ids_line.startswith("[") and "\033[" in pieces_line and summary.endswith("characters")
 
 
 def test_train_reports_a_missing_corpus_or_bad_vocab_size(tmp_path):
@@ -62,3 +93,89 @@ def test_train_reports_a_missing_corpus_or_bad_vocab_size(tmp_path):
     out = run("train", corpus, "--vocab-size", 100, "-o", tmp_path / "t")
     assert out.returncode == 2 and "at least 256" in out.stderr
     assert not (tmp_path / "t.model").exists()
+
+
+def one_line_error(out, *words):
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr.startswith("error: ") and out.stderr.count("\n") == 1, out.stderr
+    assert all(w in out.stderr for w in words), out.stderr
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("hello world, hello there\n", encoding="utf-8")
+    return path
+
+
+def test_train_checks_the_output_folder_before_training(corpus, tmp_path):
+    one_line_error(run("train", corpus, "--vocab-size", 300, "-o", tmp_path / "nodir" / "x"),
+                   "-o", "nodir", "does not exist")
+    one_line_error(run("train", corpus, "--vocab-size", 300, "-o", f"{tmp_path}/"),
+                   "-o", "not a folder")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
+                    reason="root may write into any folder")
+def test_train_refuses_a_folder_it_cannot_write(corpus, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    one_line_error(run("train", corpus, "--vocab-size", 300, "-o", locked / "x"),
+                   "not writable")
+
+
+def test_train_refuses_an_empty_corpus_and_bad_arguments(corpus, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    one_line_error(run("train", empty, "--vocab-size", 300, "-o", tmp_path / "t"), "is empty")
+    one_line_error(run("train", corpus, "--vocab-size", 256, "--special-token", EOT,
+                       "-o", tmp_path / "t"), "--vocab-size 256", "1 special token")
+    one_line_error(run("train", corpus, "--vocab-size", "many", "-o", tmp_path / "t"),
+                   "--vocab-size", "invalid int value")
+    one_line_error(run("train", corpus, "-o", tmp_path / "t"), "--vocab-size", "required")
+    one_line_error(run("train", corpus, "--vocab-size", 300, "--special-token", "",
+                       "-o", tmp_path / "t"), "--special-token")
+    one_line_error(run("train", corpus, "--vocab-size", 300, "--workers", 0,
+                       "-o", tmp_path / "t"), "--workers 0")
+    (tmp_path / "bin.txt").write_bytes(b"\xff\xfe")
+    one_line_error(run("train", tmp_path / "bin.txt", "--vocab-size", 300, "-o", tmp_path / "t"),
+                   "not UTF-8")
+    assert list(tmp_path.glob("t.*")) == []
+
+
+def test_train_warns_when_the_corpus_runs_out_of_pairs(corpus, tmp_path):
+    out = run("train", corpus, "--vocab-size", 1000, "-o", tmp_path / "t")
+    assert out.returncode == 0, out.stderr
+    merges = len(load(tmp_path / "t.model").merges)
+    assert merges < 1000 - 256
+    assert out.stderr == (f"warning: learned {merges} of the 744 merges that --vocab-size 1000 "
+                          f"asks for: no pair of tokens is left to merge (every pre-token of "
+                          f"the corpus is already one token), so the vocabulary has "
+                          f"{256 + merges} tokens; use a larger corpus for a larger "
+                          f"vocabulary\n")
+
+
+def test_encode_names_what_is_wrong_with_the_model(trained, tmp_path):
+    _, prefix, _ = trained
+    one_line_error(run("encode", "--model", prefix, "hi"),
+                   f"did you mean --model {prefix}.model?")
+    one_line_error(run("encode", "--model", prefix.with_suffix(".vocab"), "hi"),
+                   "readable .vocab file")
+    one_line_error(run("encode", "--model", tmp_path / "none.model", "hi"), "no such file")
+    lines = prefix.with_suffix(".model").read_text(encoding="utf-8").splitlines()
+    assert lines[1].startswith("pattern ")
+    bad = tmp_path / "bad.model"
+    bad.write_text("\n".join([lines[0], 'pattern "([a-z"', *lines[2:]]) + "\n", encoding="utf-8")
+    one_line_error(run("encode", "--model", bad, "hi"), "--model", "line 2",
+                   "not a valid regular expression")
+    bad.write_text("\n".join(lines[:-3]) + "\n", encoding="utf-8")
+    one_line_error(run("encode", "--model", bad, "hi"), "truncated")
+
+
+def test_load_refuses_a_pattern_that_is_not_a_regex(trained, tmp_path):
+    _, prefix, _ = trained
+    lines = prefix.with_suffix(".model").read_text(encoding="utf-8").splitlines()
+    bad = tmp_path / "bad.model"
+    bad.write_text("\n".join([lines[0], 'pattern "(?<broken"', *lines[2:]]), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 2: the pattern is not a valid regular expression"):
+        load(bad)
