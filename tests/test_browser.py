@@ -40,6 +40,8 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage"]
 TOKEN = "bpe-course-browser-test"
+# The page `make lab` opens, read from the Makefile so that the two cannot drift apart.
+DEFAULT_URL = re.search(r"--LabApp\.default_url=(\S+)", (ROOT / "Makefile").read_text()).group(1)
 
 try:
     from playwright.sync_api import expect, sync_playwright
@@ -83,7 +85,7 @@ def lab(tmp_path_factory):
     args = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
             "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
             f"--ServerApp.root_dir={course}", "--LabApp.expose_app_in_browser=True",
-            "--LabApp.default_url=/lab/tree/notebooks/01_unicode_and_bytes.ipynb"]
+            f"--LabApp.default_url={DEFAULT_URL}"]
     if os.geteuid() == 0:
         args.append("--allow-root")
     server = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=course)
@@ -121,7 +123,7 @@ def page(lab, tmp_path_factory):
             headless=True, args=FLAGS, viewport={"width": 1400, "height": 1000})
         context.set_default_timeout(30_000)
         page = context.pages[0] if context.pages else context.new_page()
-        page.goto(f"{lab['url']}/lab/tree/notebooks/01_unicode_and_bytes.ipynb?token={TOKEN}")
+        page.goto(f"{lab['url']}/?token={TOKEN}")        # where `make lab` sends the browser
         yield page
         context.close()
 
@@ -180,6 +182,7 @@ def run_all(page, timeout=150_000):
 
 def test_chapter_01_opens_and_runs_all_without_an_error(page, lab):
     with step(page, lab, "01-chapter01-run-all"):
+        assert DEFAULT_URL == "/lab/tree/notebooks/01_unicode_and_bytes.ipynb"
         open_notebook(page, "01_unicode_and_bytes.ipynb")
         cells = run_all(page)
         assert [c for c in cells if c["errors"]] == []
