@@ -101,11 +101,13 @@ class Explorer:
                if len(text) > MAX_CHARS else "")
         columns = []
         for label, view in views.items():
-            body = (view._repr_html_() if isinstance(view, TokenView) else
+            # show_tokens' view, with a line break allowed between tokens (never inside one)
+            body = (view._repr_html_().replace("</span><span", "</span><wbr><span")
+                    if isinstance(view, TokenView) else
                     f'<div class="bpe-error" style="color:#b00020">{html.escape(view)}</div>')
             columns.append(
                 f'<div class="bpe-column" data-label="{html.escape(label)}" '
-                f'style="flex:1 1 16em;min-width:12em;max-width:100%;word-break:break-all">'
+                f'style="flex:1 1 16em;min-width:12em;max-width:100%;overflow-wrap:anywhere">'
                 f'<div style="font-weight:bold;margin-bottom:2px">{html.escape(label)}</div>'
                 f'{body}</div>')
         notes = "".join(f'<div style="color:#666;font-size:85%">{html.escape(n)}</div>'
