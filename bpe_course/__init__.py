@@ -19,6 +19,9 @@ teach them; each module imports only modules above it in this list:
 - `tiktoken_api` (06): the rest of tiktoken's `Encoding` interface, as a mixin
 - `gpt4` (06): `OpenAITokenizer` (alias `GPT4Tokenizer`), exact parity with
   tiktoken, a drop-in `tiktoken.Encoding`
+- `gpt2` (06): GPT-2's own `encoder.json` and `vocab.bpe`, rebuilt from the ranks
+- `tiktoken_cache` (06): tiktoken's download cache filled, so plain
+  `tiktoken.get_encoding` works offline after `import bpe_course`
 - `chunks`, `train_fast` (07): `train_bpe`, a fast trainer with the same
   merges: a corpus cut for parallel workers, incremental pair counts
 - `corpora`, `viz`: built-in texts, and ways to look at tokens
@@ -39,6 +42,9 @@ from .encodings import get_encoding
 from .gpt4 import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .train_fast import train_bpe
 from .viz import merge_tree, show_tokens
+from .tiktoken_cache import seed_quietly as _seed_tiktoken_cache
+
+_seed_tiktoken_cache()          # plain tiktoken.get_encoding(...) now works offline too
 
 __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
