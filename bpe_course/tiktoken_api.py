@@ -133,6 +133,10 @@ class EncodingAPI:
         except ValueError as error:           # an unknown id: tiktoken raises KeyError
             raise UnknownTokenError(str(error)) from None
 
+    def decode(self, tokens, errors: str = "replace") -> str:
+        # The same as Tokenizer.decode; only the argument is named as in tiktoken.
+        return super().decode(tokens, errors)
+
     def decode_with_offsets(self, tokens) -> tuple[str, list[int]]:
         """The text, and for each token the index in the text of the character it starts in.
 
@@ -152,7 +156,7 @@ class EncodingAPI:
         data = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else text_or_bytes
         return self.encode_chunk(bytes(data)) if data else []
 
-    def _encode_bytes(self, data: bytes) -> list[int]:
+    def _encode_bytes(self, text: bytes) -> list[int]:
         """Encode bytes that may be broken UTF-8, as tiktoken does.
 
         The valid prefix is split and encoded as text. The invalid tail joins
@@ -160,6 +164,7 @@ class EncodingAPI:
         split of trailing whitespace is not stable), and that join is BPE'd
         as one piece.
         """
+        data = bytes(text)
         try:
             return self.encode_ordinary(data.decode("utf-8"))
         except UnicodeDecodeError as error:
