@@ -41,7 +41,7 @@ from .files import load, save_tiktoken, to_tiktoken
 from .encodings import get_encoding
 from .gpt4 import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .train_fast import train_bpe
-from .viz import merge_tree, show_tokens
+from .viz import compare_tokens, merge_tree, show_tokens
 from .tiktoken_cache import seed_quietly as _seed_tiktoken_cache
 
 _seed_tiktoken_cache()          # plain tiktoken.get_encoding(...) now works offline too
@@ -50,8 +50,8 @@ __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
     "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN",
     "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "get_encoding",
-    "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "show_tokens", "merge_tree",
-    "train_bpe",
+    "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "show_tokens", "compare_tokens",
+    "merge_tree", "train_bpe",
 ]
 
 
