@@ -131,4 +131,4 @@ def check_disallowed(text: str, disallowed) -> None:
             f"text contains the special token {m.group()!r} at position {m.start()}, "
             f"which is not allowed. To encode it as a special token, pass "
             f"allowed_special={{{m.group()!r}}} (or 'all'); to encode it as ordinary "
-            f"text, pass allowed_special='none' (or, as in tiktoken, disallowed_special=()).")
+            f"text, pass allowed_special='none'.")
