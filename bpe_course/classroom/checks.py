@@ -138,6 +138,11 @@ def code_points_and_bytes(fn) -> Verdict:
     return check("code_points_and_bytes", fn)
 
 
+def encode_code_point(fn) -> Verdict:
+    """Worksheet 01: `fn(cp) -> list[int]`, UTF-8 by hand; ValueError for surrogates."""
+    return check("encode_code_point", fn)
+
+
 def safe_decode(fn) -> Verdict:
     """Worksheet 01: `fn(byte_list) -> str`, decoding UTF-8 with U+FFFD for broken bytes."""
     return check("safe_decode", fn)

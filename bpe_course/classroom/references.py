@@ -30,6 +30,15 @@ def code_points_and_bytes(text: str) -> tuple[int, int]:
     return len(text), len(text.encode("utf-8"))
 
 
+def encode_code_point(cp: int) -> list[int]:
+    """The UTF-8 bytes of one code point; ValueError for surrogates and beyond U+10FFFF."""
+    if not 0 <= cp <= 0x10FFFF:
+        raise ValueError(f"{cp} is not a code point (0 to 0x10FFFF)")
+    if 0xD800 <= cp <= 0xDFFF:
+        raise ValueError(f"U+{cp:04X} is a surrogate, which UTF-8 cannot encode")
+    return list(chr(cp).encode("utf-8"))
+
+
 def safe_decode(byte_list: list[int]) -> str:
     return bytes(byte_list).decode("utf-8", errors="replace")
 

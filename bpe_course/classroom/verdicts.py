@@ -12,6 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from .cases import Case, Checker, Group
+from .cases.common import escaped
 from .runner import Opaque, Raised, from_plain, to_plain
 
 
@@ -54,7 +55,7 @@ def judge(case: Case, expected, got) -> str | None:
 def show(x, limit: int = 300) -> str:
     if isinstance(x, Raised):
         return f"raises {x.type_name}: {x.message}"
-    text = repr(x)
+    text = escaped(x)
     if len(text) > limit:
         size = f" ({items(len(x))})" if hasattr(x, "__len__") else ""
         text = text[:limit] + f" …{size}"

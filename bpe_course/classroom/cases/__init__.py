@@ -14,7 +14,7 @@ Cases are built on first use (some read corpora), one function per worksheet.
 
 >>> names = [c.name for c in CHECKERS.values()]
 >>> names[:3]
-['utf8_bytes', 'code_points_and_bytes', 'safe_decode']
+['utf8_bytes', 'code_points_and_bytes', 'encode_code_point']
 """
 
 from __future__ import annotations
