@@ -29,6 +29,8 @@ class Case:
     expected: object = COMPUTE     # or a fixed value (with judge="at_least": a minimum)
     judge: str = "equal"           # "equal" or "at_least"
     mention: str = ""              # an expected exception's message must contain this
+    weight: int = 1                # the grader's share: a case on real text counts more
+    tokens: dict | None = None     # {id: bytes}: show merges of ids (ranks) as these bytes
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Checker:
     groups: Callable[[], list[Group]]
     own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
     allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
+    blocked: tuple[str, ...] = ()  # the course's own versions of these refuse to run in the cases
 
 
 # -- inputs ------------------------------------------------------------------------

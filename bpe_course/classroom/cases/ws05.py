@@ -123,7 +123,7 @@ CHECKERS = [
             course_ref("bpe_course.special.split_special"), split_special_groups),
         Checker("special_tokens", "SpecialTokenizer", "class", course_ref(REGEX),
             special_tokens_groups, own=("register_special_tokens", "encode"),
-            allowed_bases=(REGEX, TOKENIZER)),
+            allowed_bases=(REGEX, TOKENIZER), blocked=("register_special_tokens", "encode")),
         Checker("save_load", "SpecialTokenizer", "class", course_ref(REGEX), save_load_groups,
-            own=("save", "load"), allowed_bases=(REGEX, TOKENIZER)),
+            own=("save", "load"), allowed_bases=(REGEX, TOKENIZER), blocked=("save", "load")),
 ]
