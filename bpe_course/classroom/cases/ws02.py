@@ -19,6 +19,10 @@ def get_stats_groups() -> list[Group]:
                Case("get_stats([7, 7, 7, 7])", overlap),
                Case("get_stats([1, 2], {(1, 2): 5})", counts),
                Case("counts = {(9, 9): 1}\nget_stats([1, 2, 3], counts)\ncounts", counts),
+               Case("counts = {}\nresult = get_stats([1, 2], counts)\n(result is counts, counts)",
+                    "An empty dict passed as `counts` must be filled and returned too: "
+                    "`counts = counts or {}` swaps an empty dict for a new one (an empty dict "
+                    "is false), so the caller's dict stays empty. Test `if counts is None`."),
                Case("get_stats(list(b'aaabdaaabac'))", overlap)]),
         Group([Case("get_stats(IDS)", overlap),
                Case("counts = get_stats(IDS[:100])\nget_stats(IDS[100:], counts)", counts)],
@@ -97,12 +101,14 @@ def tokenizer_groups(cls: str, pattern_arg: str = "") -> list[Group]:
         Group([Case("tok.decode([128])", DECODE_HINT), Case("tok.decode([104, 228, 189])",
                                                            DECODE_HINT)],
               setup=f"{make}\ntok.train('aaabdaaabac', 259)"),
-        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode(TEXT)", ORDER_HINT)]
+        Group([Case("tok.merges", MERGES_HINT, weight=20),
+               Case("tok.encode(TEXT)", ORDER_HINT, weight=20)]
               + [Case(f"tok.encode({s!r})", ORDER_HINT) for s in samples]
               + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT) for s in samples],
               setup=f"{make}\ntok.train(TEXT, 300)", env={"TEXT": text}, env_doc={"TEXT": doc}),
-        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode(TEXT)", ORDER_HINT),
-               Case("tok.encode(CODE)", ORDER_HINT)]
+        Group([Case("tok.merges", MERGES_HINT, weight=20),
+               Case("tok.encode(TEXT)", ORDER_HINT, weight=20),
+               Case("tok.encode(CODE)", ORDER_HINT, weight=5)]
               + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT)
                  for s in random_texts(3, 10)],
               setup=f"{make}\ntok.train(TEXT, 330)", env={"TEXT": more, "CODE": src},

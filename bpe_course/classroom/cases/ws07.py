@@ -40,6 +40,9 @@ def train_bpe_groups() -> list[Group]:
             + FAST_HINT)
     size = ("vocab_size counts the 256 bytes, the merges and the special tokens; vocab maps "
             "every id to its bytes.")
+    run_out = ("When the text runs out of pairs before vocab_size, the special tokens take "
+               "the ids right after the last merge (here 258), not the last ids of vocab_size "
+               "(299): the ids stay contiguous and len(vocab) is smaller than vocab_size.")
     text, doc = prose(0, 20000)
     speed, speed_doc = prose(*SPEED_TEXT)
     src, src_doc = code(30000)
@@ -58,7 +61,12 @@ def train_bpe_groups() -> list[Group]:
                     "counting, and no pre-token spans them."),
                Case("len(vocab)", size), Case("sorted(vocab.values())", size)],
               setup=f"{train}('low lower<|endoftext|>lowest low<|endoftext|>', 262, {eot!r})"),
-        Group([Case("merges", same), Case("len(vocab)", size)],
+        Group([Case("merges", "Only 2 merges exist here ('ab', then ' ab'): stop when no pair "
+                    "is left."),
+               Case("[(i, vocab[i]) for i in sorted(vocab)[256:]]", run_out),
+               Case("len(vocab)", run_out)],
+              setup=f"{train}('ab ab', 300, {eot!r})"),
+        Group([Case("merges", same, weight=10), Case("len(vocab)", size)],
               setup=f"{train}(TEXT, 400)", env={"TEXT": text}, env_doc={"TEXT": doc}),
         Group([Case("merges", same)], setup=f"{train}(TEXT[:5000], 300, "
                                              "pattern=GPT2_SPLIT_PATTERN)",
