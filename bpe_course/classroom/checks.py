@@ -208,3 +208,18 @@ def train_bpe(fn) -> Verdict:
     """Worksheet 07: `fn(text, vocab_size, special_tokens=(), pattern=...) -> (vocab, merges)`,
     the naive trainer's merges, at least 10x faster."""
     return check("train_bpe", fn)
+
+
+def tokens_per_byte(fn) -> Verdict:
+    """Worksheet 08: `fn(text, encoding) -> float`, tiktoken tokens per UTF-8 byte."""
+    return check("tokens_per_byte", fn)
+
+
+def whitespace_pretokens(fn) -> Verdict:
+    """Worksheet 08: `fn(text, pattern) -> int`, the pre-tokens made only of whitespace."""
+    return check("whitespace_pretokens", fn)
+
+
+def glitch_candidates(fn) -> Verdict:
+    """Worksheet 08: `fn(tok, text) -> list[int]`, learned ids that encoding `text` never uses."""
+    return check("glitch_candidates", fn)
