@@ -121,6 +121,63 @@ def test_a_course_function_raising_inside_the_learners_code_names_both(ws):
     assert "pairs.py" not in message
 
 
+def test_encode_bytes_joining_the_leftmost_pair_is_caught():
+    def encode_bytes(text, merges):
+        parts = [bytes([b]) for b in text.encode()]
+        joined = True
+        while joined:
+            joined = False
+            for i in range(len(parts) - 1):
+                if (parts[i], parts[i + 1]) in merges:
+                    parts[i:i + 2] = [parts[i] + parts[i + 1]]
+                    joined = True
+                    break
+        return parts
+    fails_with(checks.encode_bytes(encode_bytes), "encode_bytes('abc', M1)",
+               "not the leftmost pair")
+
+
+def test_encode_bytes_ranking_joined_bytes_is_caught():
+    def encode_bytes(text, merges):
+        rank = {a + b: i for i, (a, b) in enumerate(merges)}
+        parts = [bytes([b]) for b in text.encode()]
+        while len(parts) > 1:
+            i = min(range(len(parts) - 1), key=lambda k: rank.get(parts[k] + parts[k + 1], 1e9))
+            if parts[i] + parts[i + 1] not in rank:
+                break
+            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        return parts
+    fails_with(checks.encode_bytes(encode_bytes), "encode_bytes('abc', M6)",
+               "not left + right")
+
+
+def test_encode_bytes_going_through_the_merges_once_is_caught():
+    def encode_bytes(text, merges):
+        parts = [bytes([b]) for b in text.encode()]
+        for a, b in merges:
+            out, i = [], 0
+            while i < len(parts):
+                if i < len(parts) - 1 and (parts[i], parts[i + 1]) == (a, b):
+                    out.append(a + b)
+                    i += 2
+                else:
+                    out.append(parts[i])
+                    i += 1
+            parts = out
+        return parts
+    fails_with(checks.encode_bytes(encode_bytes), "encode_bytes('abc', M7)",
+               "Going through `merges` once")
+
+
+def test_encode_bytes_from_characters_is_caught():
+    from bpe_course.classroom.references import encode_bytes as right
+
+    def encode_bytes(text, merges):
+        return right(text, merges) if text.isascii() else [c.encode() for c in text]
+    fails_with(checks.encode_bytes(encode_bytes), "encode_bytes('café', M5)",
+               "Start from the UTF-8 bytes")
+
+
 # -- 04 ------------------------------------------------------------------------------------------
 
 def chunk_trainer(base, get_stats, merge, best_pair, chunks_of, count):

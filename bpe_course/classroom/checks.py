@@ -159,6 +159,11 @@ def merge(fn) -> Verdict:
     return check("merge", fn)
 
 
+def encode_bytes(fn) -> Verdict:
+    """Worksheet 02: `fn(text, merges) -> list[bytes]`, merges given as a ranked list of byte pairs."""
+    return check("encode_bytes", fn)
+
+
 def basic_tokenizer(cls) -> Verdict:
     """Worksheet 02: a `BasicTokenizer` class with `train`, `encode`, `decode`, `merges`, `vocab`."""
     return check("basic_tokenizer", cls)

@@ -43,6 +43,18 @@ def safe_decode(byte_list: list[int]) -> str:
     return bytes(byte_list).decode("utf-8", errors="replace")
 
 
+def encode_bytes(text: str, merges: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """Worksheet 02: `text` as tokens (bytes), joining the pair of lowest rank in `merges` first."""
+    rank = {pair: i for i, pair in enumerate(merges)}
+    parts = [bytes([b]) for b in text.encode("utf-8")]
+    while len(parts) > 1:
+        i = min(range(len(parts) - 1), key=lambda k: rank.get((parts[k], parts[k + 1]), len(rank)))
+        if (parts[i], parts[i + 1]) not in rank:
+            break
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+    return parts
+
+
 def chunked_stats(chunks: list[list[int]]) -> dict[tuple[int, int], int]:
     counts: dict[tuple[int, int], int] = {}
     for chunk in chunks:
