@@ -418,9 +418,10 @@ def test_whitespace_pretokens_counting_chunks_with_a_space_is_caught():
 
 def test_whitespace_pretokens_ignoring_the_pattern_is_caught():
     import regex
+    from bpe_course import GPT4_SPLIT_PATTERN
     fails_with(checks.whitespace_pretokens(
-        lambda text, pattern: sum(c.isspace() for c in regex.findall(r"\s+|\S+", text))),
-        "Use the pattern you are given")
+        lambda text, pattern: sum(c.isspace() for c in regex.findall(GPT4_SPLIT_PATTERN, text))),
+        "whitespace_pretokens(CODE, GPT2_SPLIT_PATTERN)", "Use the pattern you are given")
 
 
 def test_glitch_candidates_with_byte_ids_is_caught():

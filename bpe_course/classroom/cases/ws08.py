@@ -49,7 +49,7 @@ def whitespace_pretokens_groups() -> list[Group]:
     pattern = ("Use the pattern you are given: GPT-2's keeps a newline with the indentation "
                "after it, GPT-4's ties it to the punctuation before it.")
     g2, g4 = "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN"
-    cases = [Case(f"whitespace_pretokens('Привет, мир', {g4})", split),
+    cases = [Case(f"whitespace_pretokens('Привет', {g4})", split),
              Case(f"whitespace_pretokens('', {g4})", "No text, no pre-tokens: 0."),
              Case(f"whitespace_pretokens('hello world', {g4})", only),
              Case(f"whitespace_pretokens('a  b', {g4})", only),
