@@ -364,6 +364,7 @@ def test_o200k_with_cl100k_pattern_is_caught_visibly_and_keeps_little(ws):
     message = fails_with(checks.gpt4_tokenizer(GPT4Tokenizer), "GPT4Tokenizer('o200k_base')",
                          "its own pattern", "SPLIT_PATTERNS[encoding]")
     assert "GPT-4's split pattern" not in message
+    assert share("gpt4_tokenizer", GPT4Tokenizer) < 0.5
 
 
 # -- 07 ------------------------------------------------------------------------------------------

@@ -83,12 +83,18 @@ def gpt4_tokenizer_groups() -> list[Group]:
                         "surrogate by U+FFFD before encoding (the course's RegexTokenizer "
                         "does this in encode_ordinary).")])
 
-    env = {"TEXT": texts, "CODE": src}
-    env_doc = {"TEXT": doc, "CODE": src_doc}
+    from ...corpora import HARD_STRINGS
+    hard = "\n".join(t for t in HARD_STRINGS if "<|" not in t)
+    env = {"TEXT": texts, "CODE": src, "HARD": hard}
+    env_doc = {"TEXT": doc, "CODE": src_doc,
+               "HARD": "'\\n'.join(t for t in bpe_course.corpora.HARD_STRINGS if '<|' not in t)"}
     hidden = [Case(f"tok.encode({t!r})", parity) for t in random_texts(4, 25)]
-    o200k = [Case("tok.encode(\"don't stop, HelloWorld\")", own_pattern, weight=5),
+    # o200k_base is half of the exercise: its cases weigh as much as cl100k_base's, so an
+    # answer that only gets cl100k_base right cannot keep most of the points
+    o200k = [Case("tok.encode(\"don't stop, HelloWorld\")", own_pattern, weight=30),
              Case("tok.encode(\"I'VE GOT 12345 apples\")", own_pattern),
-             Case("tok.encode(TEXT)", own_pattern, weight=10)]
+             Case("tok.encode(TEXT)", own_pattern, weight=10),
+             Case("tok.encode(HARD)", own_pattern, weight=60)]
     return [
         Group(cases("cl100k_base"), setup="tok = GPT4Tokenizer('cl100k_base')", env=env,
               env_doc=env_doc, setup_time_limit=120),
@@ -96,7 +102,8 @@ def gpt4_tokenizer_groups() -> list[Group]:
               setup_time_limit=180),
         Group(hidden, setup="tok = GPT4Tokenizer('cl100k_base')", hidden=True,
               setup_time_limit=120),
-        Group(cases("o200k_base") + hidden, setup="tok = GPT4Tokenizer('o200k_base')",
+        Group(cases("o200k_base") + [Case("tok.encode(HARD.swapcase())", own_pattern, weight=60)]
+              + hidden, setup="tok = GPT4Tokenizer('o200k_base')",
               env=env, env_doc=env_doc, hidden=True, setup_time_limit=180),
     ]
 
