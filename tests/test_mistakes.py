@@ -383,6 +383,50 @@ def test_special_ids_at_the_end_of_vocab_size_are_caught(ws):
                "(299, b'<|endoftext|>')", "right after the last merge")
 
 
+def test_merge_words_that_leaves_stats_alone_is_caught():
+    from bpe_course.classroom.references import merge_words as right
+    fails_with(checks.merge_words(lambda words, stats, pair: right(words, dict(stats), pair)),
+               "expected: (15, 5)", "got:      (None, None)", "Update `stats` in place")
+
+
+def test_merge_words_that_keeps_zero_counts_is_caught():
+    from bpe_course.classroom.references import merge_words as right
+
+    def merge_words(words, stats, pair):
+        before = set(stats)
+        new = right(words, stats, pair)
+        stats.update({p: 0 for p in before if p not in stats})
+        return new
+    fails_with(checks.merge_words(merge_words), "((b'u', b'g'), 0)",
+               "Delete a pair from `stats` when its count falls to 0")
+
+
+def test_merge_words_counting_a_words_pairs_once_is_caught():
+    def merge_words(words, stats, pair):
+        new = {}
+        for word, count in words.items():
+            if pair not in zip(word, word[1:]):
+                new[word] = count
+                continue
+            for p in set(zip(word, word[1:])):          # a pair twice in a word counts once
+                stats[p] -= count
+            out, i = [], 0
+            while i < len(word):
+                if word[i:i + 2] == pair:
+                    out.append(pair[0] + pair[1])
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            for p in set(zip(out, out[1:])):
+                stats[p] = stats.get(p, 0) + count
+            for p in [p for p, n in stats.items() if n == 0]:
+                del stats[p]
+            new[tuple(out)] = count
+        return new
+    fails_with(checks.merge_words(merge_words), "(b'h', b'a'))", "can occur twice in one word")
+
+
 # -- 08 ------------------------------------------------------------------------------------------
 
 def test_tokens_per_character_is_caught():

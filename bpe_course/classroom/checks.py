@@ -209,6 +209,11 @@ def count_pretokens(fn) -> Verdict:
     return check("count_pretokens", fn)
 
 
+def merge_words(fn) -> Verdict:
+    """Worksheet 07: `fn(words, stats, pair) -> new words`, with `stats` updated in place."""
+    return check("merge_words", fn)
+
+
 def train_bpe(fn) -> Verdict:
     """Worksheet 07: `fn(text, vocab_size, special_tokens=(), pattern=...) -> (vocab, merges)`,
     the naive trainer's merges, at least 10x faster."""

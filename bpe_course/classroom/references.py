@@ -55,6 +55,36 @@ def encode_bytes(text: str, merges: list[tuple[bytes, bytes]]) -> list[bytes]:
     return parts
 
 
+def merge_words(words: dict, stats: dict, pair: tuple[bytes, bytes]) -> dict:
+    """Worksheet 07: `words` ({tuple of tokens: count}) with `pair` merged; `stats` updated.
+
+    `stats` ({(left, right): count}) is changed in place to the pair counts of
+    the new words, without pairs whose count fell to 0.
+    """
+    joined = pair[0] + pair[1]
+    new = {}
+    for word, count in words.items():
+        if not any(word[i:i + 2] == pair for i in range(len(word) - 1)):
+            new[word] = count
+            continue
+        for p in zip(word, word[1:]):
+            stats[p] -= count
+            if stats[p] == 0:
+                del stats[p]
+        out, i = [], 0
+        while i < len(word):
+            if word[i:i + 2] == pair:
+                out.append(joined)
+                i += 2
+            else:
+                out.append(word[i])
+                i += 1
+        for p in zip(out, out[1:]):
+            stats[p] = stats.get(p, 0) + count
+        new[tuple(out)] = count
+    return new
+
+
 def chunked_stats(chunks: list[list[int]]) -> dict[tuple[int, int], int]:
     counts: dict[tuple[int, int], int] = {}
     for chunk in chunks:
