@@ -259,7 +259,7 @@ def test_save_and_load_through_super_are_refused(ws):
             return super(base, self).load(model_file)
     fails_with(checks.save_load(SpecialTokenizer), "RuntimeError",
                "the course's own bpe_course.base.Tokenizer.save",
-               "write save yourself")
+               "write save yourself", "without calling super()")
 
 
 def test_encode_through_super_is_refused(ws):

@@ -182,6 +182,10 @@ def failure_message(checker: Checker, group: Group, case: Case, number: int, tot
         lines += ["    " + line[:120] for line in shown[:5]]
         if len(shown) > 5:
             lines.append(f"    … ({len(shown) - 5} more lines)")
-    if case.hint:
-        lines += textwrap.wrap("hint: " + case.hint, width=92, subsequent_indent="      ")
+    hint = case.hint
+    if isinstance(got, Raised) and "called the course's own" in got.message:
+        hint = ("this check switches the course's own version off: write the method in your "
+                "class without calling super() for it.")
+    if hint:
+        lines += textwrap.wrap("hint: " + hint, width=92, subsequent_indent="      ")
     return "\n".join(lines)
