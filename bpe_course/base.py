@@ -41,7 +41,8 @@ class Tokenizer:
 
     # -- vocabulary -------------------------------------------------------
     def _build_vocab(self) -> dict[int, bytes]:
-        """Rebuild `vocab` from the byte ids, the merges (in rank order) and the special tokens."""
+        """A new vocab dict built from the byte ids, the merges (in rank order) and the special
+        tokens; it returns the dict (assign it: `self.vocab = self._build_vocab()`)."""
         vocab = {idx: bytes([b]) for b, idx in enumerate(self.byte_ids)}
         for (a, b), idx in sorted(self.merges.items(), key=lambda item: item[1]):
             vocab[idx] = vocab[a] + vocab[b]

@@ -1,4 +1,4 @@
-"""GPT4Tokenizer: our RegexTokenizer, loaded with the merges of GPT-4 or GPT-4o.
+"""OpenAITokenizer: our RegexTokenizer, loaded with the vocabulary of GPT-2, GPT-4 or GPT-4o.
 
 tiktoken does not store merges. It stores *mergeable ranks*: every token's
 bytes with its rank, which is also its id. Encoding needs nothing else: in a
@@ -12,11 +12,17 @@ two parts that BPE, using only ranks below r, reduces it to (`recover_merges`).
 We recover them to show the merge tree, but encode by ranks exactly as
 tiktoken does, so our ids equal tiktoken's for every string.
 
->>> tok = GPT4Tokenizer("cl100k_base")
+`OpenAITokenizer` also has the rest of `tiktoken.Encoding`'s interface (see
+`tiktoken_api`), so code written for tiktoken runs on it unchanged.
+`GPT4Tokenizer` is the same class under minbpe's name.
+
+>>> tok = OpenAITokenizer("cl100k_base")
 >>> tok.encode("hello world")
 [15339, 1917]
 >>> tok.byte_ids[ord("!")], tok.byte_ids[ord("a")]
 (0, 64)
+>>> OpenAITokenizer("gpt2").encode("hello world"), tok.n_vocab, tok.eot_token
+([31373, 995], 100277, 100257)
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 from .base import NO_MERGE
 from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
 from .regex_tokenizer import RegexTokenizer
+from .tiktoken_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
 
 
 def bpe_by_rank(ranks: dict[bytes, int], token: bytes, max_rank: int | None = None) -> list[bytes]:
@@ -64,16 +71,35 @@ def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
     return merges
 
 
-class GPT4Tokenizer(RegexTokenizer):
-    """A RegexTokenizer with the vocabulary of `cl100k_base` (GPT-4) or `o200k_base` (GPT-4o)."""
+class OpenAITokenizer(EncodingAPI, RegexTokenizer):
+    """A RegexTokenizer with the vocabulary of one of OpenAI's encodings, and tiktoken's API.
+
+    `encoding` is "r50k_base" (GPT-2, also "gpt2"), "cl100k_base" (GPT-4),
+    "o200k_base" (GPT-4o), or another of `encodings.ENCODINGS`.
+    """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
         check_name(encoding)
-        self.encoding_name = encoding
+        self.name = self.encoding_name = encoding
         self.mergeable_ranks = load_ranks(encoding)   # needed by _build_vocab
         super().__init__(SPLIT_PATTERNS[encoding])
         self.byte_ids = [self.mergeable_ranks[bytes([b])] for b in range(256)]
         self.register_special_tokens(SPECIAL_TOKENS[encoding])
+
+    def __reduce__(self):
+        # Pickled by name, like tiktoken's registered encodings: the ranks come from the package.
+        return type(self), (self.name,)
+
+    def encode(self, text: str, *, allowed_special=set(), disallowed_special="all") -> list[int]:
+        """tiktoken's `encode`: special tokens raise unless allowed or not disallowed.
+
+        The course's modes work too: `allowed_special="all"`, `"none"` (special
+        tokens are plain text) and `"none_raise"` (the default's behaviour).
+        Like tiktoken, allowed tokens that this encoding lacks are ignored.
+        """
+        if not isinstance(allowed_special, str):
+            allowed_special = {t for t in allowed_special if t in self.special_tokens}
+        return super().encode(text, allowed_special, disallowed_special)
 
     # The merges are recovered on first use only: encoding does not need them.
     @property
@@ -106,10 +132,14 @@ class GPT4Tokenizer(RegexTokenizer):
         return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b], NO_MERGE)
 
     def train(self, text, vocab_size, verbose=False):
-        raise NotImplementedError("GPT4Tokenizer is pretrained and cannot be trained; "
+        raise NotImplementedError(f"{type(self).__name__} is pretrained and cannot be trained; "
                                   "train a RegexTokenizer instead")
 
     def load(self, model_file):
-        raise NotImplementedError("GPT4Tokenizer always holds OpenAI's ranks; load a saved "
-                                  "model with RegexTokenizer().load(...) instead")
+        raise NotImplementedError(f"{type(self).__name__} always holds OpenAI's ranks; load a "
+                                  "saved model with RegexTokenizer().load(...) instead")
+
+
+# minbpe's name for it, which the course used first.
+GPT4Tokenizer = OpenAITokenizer
 

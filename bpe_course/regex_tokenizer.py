@@ -29,7 +29,7 @@ from .text import check_text, check_vocab_size, fix_surrogates
 from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
 from .pretokenize import split_pretokens
-from .special import check_disallowed, resolve_allowed, split_special
+from .special import check_disallowed, resolve_allowed, resolve_disallowed, split_special
 
 # The cache maps a chunk to its ids. Past this many entries it is cleared, so
 # text made of endless distinct chunks cannot eat all memory.
@@ -159,16 +159,18 @@ class RegexTokenizer(Tokenizer):
             cache.clear()
         return ids
 
-    def encode(self, text: str, allowed_special="none_raise") -> list[int]:
+    def encode(self, text: str, allowed_special="none_raise",
+               disallowed_special="all") -> list[int]:
         """Encode text; special tokens are handled as `allowed_special` says.
 
-        See `bpe_course.special` for the modes. The default refuses text that
+        See `bpe_course.special` for the modes, and for `disallowed_special`,
+        which means what it means in tiktoken. The default refuses text that
         contains a registered special token, as tiktoken does.
         """
         check_text(text)
         allowed = resolve_allowed(allowed_special, self.special_tokens)
-        if allowed_special != "none":
-            check_disallowed(text, set(self.special_tokens) - allowed)
+        check_disallowed(text, resolve_disallowed(disallowed_special, allowed_special,
+                                                  allowed, self.special_tokens))
         if not allowed:
             return self.encode_ordinary(text)
         ids: list[int] = []

@@ -14,11 +14,19 @@ text that contains a special token, and the caller must opt in.
 - `"none_raise"` (default): raise ValueError if the text contains one;
 - a set of tokens: those become ids; any other registered one raises.
 
+`disallowed_special` means what it means in tiktoken: the special tokens
+whose appearance in the text raises ValueError. Its default, `"all"`, is
+every registered token that is not allowed, except in mode `"none"`, which
+asks for special tokens to be plain text (tiktoken's `disallowed_special=()`).
+An explicit set is checked in every mode; `()` checks nothing.
+
 >>> split_special("a<|x|>b", {"<|x|>"})
 ['a', '<|x|>', 'b']
 """
 
 from __future__ import annotations
+
+import functools
 
 import regex
 
@@ -34,7 +42,12 @@ def special_pattern(tokens) -> regex.Pattern | None:
     escaped: "<|" is not a regex. An empty list must give no pattern at all:
     "()" would match the empty string at every position.
     """
-    tokens = sorted(tokens, key=lambda t: (-len(t), t))
+    return _compiled(tuple(sorted(tokens, key=lambda t: (-len(t), t))))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(tokens: tuple[str, ...]) -> regex.Pattern | None:
+    # Encoding many short texts must not compile the same pattern every time.
     if not tokens:
         return None
     return regex.compile("|".join(regex.escape(t) for t in tokens))
@@ -79,6 +92,32 @@ def resolve_allowed(allowed_special, registered: dict[str, int]) -> set[str]:
         raise ValueError(f"allowed_special names tokens that are not registered special "
                          f"tokens: {unknown}; registered: {sorted(registered)}")
     return allowed
+
+
+def resolve_disallowed(disallowed_special, allowed_special, allowed: set[str],
+                       registered: dict[str, int]) -> set[str]:
+    """Turn a `disallowed_special` argument into the set of tokens that must not occur.
+
+    >>> resolve_disallowed("all", "none_raise", set(), {"<|a|>": 5, "<|b|>": 6}) == {"<|a|>", "<|b|>"}
+    True
+    >>> resolve_disallowed("all", "none", set(), {"<|a|>": 5})   # mode "none": nothing
+    set()
+    """
+    if isinstance(disallowed_special, str):
+        if disallowed_special != "all":
+            raise ValueError(f"disallowed_special must be 'all' or a collection of special "
+                             f"tokens, got {disallowed_special!r}")
+        if isinstance(allowed_special, str) and allowed_special == "none":
+            return set()
+        return set(registered) - allowed
+    try:
+        disallowed = set(disallowed_special)
+    except TypeError:
+        raise TypeError(f"disallowed_special must be 'all' or a collection of special "
+                        f"tokens, got {type(disallowed_special).__name__}") from None
+    if not all(isinstance(t, str) for t in disallowed):
+        raise TypeError(f"disallowed_special must hold strings, got {sorted(map(repr, disallowed))}")
+    return disallowed
 
 
 def check_disallowed(text: str, disallowed) -> None:

@@ -5,9 +5,20 @@ coloured HTML and that prints as plain text with `|` between tokens, so it
 also works in a terminal and in stored notebook outputs. It accepts the
 course's tokenizers and `tiktoken.Encoding`s alike.
 
+`compare_tokens(text)` shows one text side by side under GPT-2, GPT-4 and
+GPT-4o (or any tokenizers you pass), which is what people open the
+tiktokenizer page for.
+
 >>> from bpe_course import GPT4Tokenizer
 >>> print(show_tokens(GPT4Tokenizer(), "Hello world!"))
 Hello| world|!   (3 tokens, 12 characters)
+>>> print(compare_tokens("    x = 100000"))
+GPT-2 (r50k_base): 7 tokens
+ | | | x| =| 100|000
+GPT-4 (cl100k_base): 6 tokens
+   | x| =| |100|000
+GPT-4o (o200k_base): 6 tokens
+   | x| =| |100|000
 """
 
 from __future__ import annotations
@@ -63,6 +74,56 @@ def show_tokens(tokenizer, text: str) -> TokenView:
     """Encode `text` (special tokens allowed) and return a view of its tokens."""
     ids = encode_any(tokenizer, text)
     return TokenView(token_bytes(tokenizer, ids), ids)
+
+
+# The encodings the chapters compare, with the model each belongs to.
+LABELS = {"gpt2": "GPT-2", "r50k_base": "GPT-2", "p50k_base": "Codex",
+          "cl100k_base": "GPT-4", "o200k_base": "GPT-4o"}
+
+
+class Comparison:
+    """Token views of one text under several tokenizers: side by side in Jupyter, stacked as text."""
+
+    def __init__(self, views: dict[str, TokenView]):
+        self.views = views
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many tokens each tokenizer needs for the text."""
+        return {label: len(view.ids) for label, view in self.views.items()}
+
+    def __str__(self) -> str:
+        return "\n".join(f"{label}: {len(view.ids)} tokens\n" + "|".join(view._texts())
+                         for label, view in self.views.items())
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        panels = [f'<div style="flex:1;min-width:12em"><b>{html.escape(label)}</b>'
+                  f"{view._repr_html_()}</div>" for label, view in self.views.items()]
+        return ('<div style="display:flex;gap:1.5em;align-items:flex-start">'
+                + "".join(panels) + "</div>")
+
+
+def compare_tokens(text: str, tokenizers=("r50k_base", "cl100k_base", "o200k_base")) -> Comparison:
+    """`text` under each of `tokenizers` (encoding names, tokenizers, or a dict label -> either).
+
+    Names are loaded offline with `get_encoding` and labelled with their
+    model ("GPT-4 (cl100k_base)").
+    """
+    from .encodings import get_encoding
+    if not isinstance(tokenizers, dict):
+        tokenizers = {_label(t): t for t in tokenizers}
+    views = {}
+    for label, tok in tokenizers.items():
+        views[label] = show_tokens(get_encoding(tok) if isinstance(tok, str) else tok, text)
+    return Comparison(views)
+
+
+def _label(tok) -> str:
+    name = tok if isinstance(tok, str) else getattr(tok, "name", type(tok).__name__)
+    return f"{LABELS[name]} ({name})" if name in LABELS else name
 
 
 def merge_tree(tok, idx: int) -> str:

@@ -413,7 +413,7 @@ def test_the_naive_trainer_is_not_fast_enough():
 
     def train_bpe(*args, **kwargs):
         return naive_train_bpe(*args, **kwargs)
-    fails_with(checks.train_bpe(train_bpe), "case 13 of 13 failed",
+    fails_with(checks.train_bpe(train_bpe), "case 16 of 16 failed",
                "expected: at least 10", "Count each distinct pre-token once")
 
 

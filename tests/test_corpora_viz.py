@@ -49,3 +49,24 @@ def test_merge_tree_ends_in_bytes():
     tree = merge_tree(tok, max(tok.merges.values()))
     assert tree.splitlines()[0].startswith(str(max(tok.merges.values())))
     assert "104 b'h'" in tree
+
+
+def test_compare_tokens_shows_gpt2_gpt4_gpt4o_side_by_side():
+    from bpe_course import compare_tokens
+    text = "def f():\n        return 12345"
+    view = compare_tokens(text)
+    assert list(view.counts) == ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)",
+                                 "GPT-4o (o200k_base)"]
+    for name, count in zip(["r50k_base", "cl100k_base", "o200k_base"], view.counts.values()):
+        assert count == len(get_encoding(name).encode(text))
+    html = view._repr_html_()
+    assert html.count("<b>") == 3 and "display:flex" in html
+    assert str(view).splitlines()[0] == f"GPT-2 (r50k_base): {view.counts['GPT-2 (r50k_base)']} tokens"
+
+
+def test_compare_tokens_takes_tokenizers_and_labels():
+    from bpe_course import compare_tokens
+    view = compare_tokens("hello world", {"ours": GPT4Tokenizer("cl100k_base"),
+                                          "tiktoken": get_encoding("cl100k_base")})
+    assert view.counts == {"ours": 2, "tiktoken": 2}
+    assert list(compare_tokens("hi", [GPT4Tokenizer("gpt2")]).counts) == ["GPT-2 (gpt2)"]

@@ -26,20 +26,24 @@ def test_get_encoding_needs_no_network(no_network):
 
 
 def test_packaged_files_match_tiktokens_published_hashes():
-    for name in encodings.ENCODINGS:
-        data = encodings._read_packaged(name)
-        assert hashlib.sha256(data).hexdigest() == encodings.SHA256[name]
+    assert set(encodings.RANK_FILE.values()) == set(encodings.SHA256)
+    for file in encodings.SHA256:
+        data = encodings._read_packaged(file)
+        assert hashlib.sha256(data).hexdigest() == encodings.SHA256[file]
 
 
-def test_a_tampered_file_is_rejected(monkeypatch):
-    monkeypatch.setattr(encodings, "_read_packaged", lambda name: b"YQ== 0\n")
+@pytest.mark.parametrize("name", ["cl100k_base", "gpt2"])
+def test_a_tampered_file_is_rejected(monkeypatch, name):
+    monkeypatch.setattr(encodings, "_read_packaged", lambda file: b"YQ== 0\n")
     encodings.load_ranks.cache_clear()
+    encodings.rank_file.cache_clear()
     try:
         with pytest.raises(ValueError, match="sha256"):
-            encodings.load_ranks("cl100k_base")
+            encodings.load_ranks(name)
     finally:
         monkeypatch.undo()
         encodings.load_ranks.cache_clear()
+        encodings.rank_file.cache_clear()
 
 
 def test_malformed_rank_lines_name_the_line():
@@ -49,9 +53,13 @@ def test_malformed_rank_lines_name_the_line():
 
 def test_unknown_encoding_name():
     with pytest.raises(ValueError, match="unknown encoding"):
-        get_encoding("p50k_base")
+        get_encoding("p51k_base")
 
 
 def test_sizes_of_the_real_encodings():
+    assert get_encoding("r50k_base").n_vocab == get_encoding("gpt2").n_vocab == 50257
+    assert get_encoding("p50k_base").n_vocab == 50281
+    assert get_encoding("p50k_edit").n_vocab == 50284
     assert get_encoding("cl100k_base").n_vocab == 100277
     assert get_encoding("o200k_base").n_vocab == 200019
+    assert get_encoding("o200k_harmony").n_vocab == 201088

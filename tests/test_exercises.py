@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from bpe_course.classroom.cases import WORKSHEETS
+from bpe_course.classroom.cases import CHECKERS, WORKSHEETS
 from bpe_course.classroom.course import badge
 from bpe_course.classroom.exercises import clear_solutions, cli_exercises, generate, problems
 
@@ -68,8 +68,7 @@ def tiny(solution_source, solution_meta=True):
              new_code_cell(solution_source,
                            metadata=meta(solution=True, grade_id="a") if solution_meta else {})]
     for exercise, points in WORKSHEETS["01_utf8_warmups"].items():
-        target = {"utf8_bytes": "utf8_bytes", "code_points_and_bytes": "code_points_and_bytes",
-                  "safe_decode": "safe_decode"}[exercise]
+        target = CHECKERS[exercise].target
         cells.append(new_code_cell(f"checks.{exercise}({target})",
                                    metadata=meta(grade=True, locked=True, grade_id=exercise,
                                                  points=points)))
@@ -95,7 +94,7 @@ def test_a_missing_or_changed_check_cell_is_refused():
     nb.cells[-1].source = "print('all good')"
     found = problems(nb, "01_utf8_warmups")
     assert any("'safe_decode' has no check cell" in p for p in found)
-    assert any("check cell of 'code_points_and_bytes' should be" in p for p in found)
+    assert any("check cell of 'encode_code_point' should be" in p for p in found)
 
 
 def test_cli_reports_stale_exercises_and_malformed_solutions(tmp_path, capsys):

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from bpe_course import (GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN,
                         GPT4Tokenizer, corpora, get_encoding)
-from bpe_course.encodings import SPECIAL_TOKENS, load_ranks
+from bpe_course.encodings import ENCODINGS, SPECIAL_TOKENS, SPLIT_PATTERNS, load_ranks
 from bpe_course.gpt4 import bpe_by_rank
 from bpe_course.corpora import HARD_STRINGS
 
@@ -93,20 +93,25 @@ def test_bpe_by_rank_stops_below_max_rank():
 
 def test_unknown_encoding_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown encoding"):
-        GPT4Tokenizer("gpt2")
+        GPT4Tokenizer("p51k_base")
 
 
 def test_patterns_and_special_tokens_are_tiktokens_own():
     """Build the encodings with tiktoken's own constructors (their download replaced)."""
     import tiktoken_ext.openai_public as public
-    for name, pattern in [("cl100k_base", GPT4_SPLIT_PATTERN), ("o200k_base", GPT4O_SPLIT_PATTERN)]:
-        with mock.patch.object(public, "load_tiktoken_bpe", lambda *a, **k: load_ranks(name)):
+    assert sorted(public.ENCODING_CONSTRUCTORS) == sorted(ENCODINGS)
+    for name in ENCODINGS:
+        with mock.patch.object(public, "load_tiktoken_bpe", lambda *a, **k: load_ranks(name)), \
+             mock.patch.object(public, "data_gym_to_mergeable_bpe_ranks",
+                               lambda *a, **k: load_ranks(name)):
             spec = public.ENCODING_CONSTRUCTORS[name]()
-        assert spec["pat_str"] == pattern
+        assert spec["pat_str"] == SPLIT_PATTERNS[name]
         assert spec["special_tokens"] == SPECIAL_TOKENS[name]
-    with mock.patch.object(public, "load_tiktoken_bpe", lambda *a, **k: {}), \
-         mock.patch.object(public, "data_gym_to_mergeable_bpe_ranks", lambda *a, **k: {}):
-        assert public.ENCODING_CONSTRUCTORS["gpt2"]()["pat_str"] == GPT2_SPLIT_PATTERN
+        if "explicit_n_vocab" in spec:
+            assert len(load_ranks(name)) + len(SPECIAL_TOKENS[name]) == spec["explicit_n_vocab"]
+    assert SPLIT_PATTERNS["gpt2"] == GPT2_SPLIT_PATTERN
+    assert SPLIT_PATTERNS["cl100k_base"] == GPT4_SPLIT_PATTERN
+    assert SPLIT_PATTERNS["o200k_base"] == GPT4O_SPLIT_PATTERN
 
 
 any_text = st.text(st.characters(codec="utf-8"), max_size=300)

@@ -85,3 +85,34 @@ def test_special_tokens_split_ordinary_text_like_tiktoken(tok):
     k = ids.index(1000)
     assert ids[:k] == tok.encode_ordinary("hello ")
     assert ids[k + 1:] == tok.encode_ordinary(" world")
+
+
+# -- disallowed_special, with tiktoken's meaning ------------------------------------
+def test_disallowed_empty_encodes_special_text_as_ordinary_text(tok):
+    text = f"a{EOT}b<|fim|>"
+    assert tok.encode(text, disallowed_special=()) == tok.encode_ordinary(text)
+    ids = tok.encode(text, allowed_special={"<|fim|>"}, disallowed_special=())
+    assert ids[-1] == 1001 and 1000 not in ids
+
+
+def test_disallowed_set_raises_only_for_its_tokens(tok):
+    with pytest.raises(ValueError, match="endoftext"):
+        tok.encode(f"a{EOT}<|fim|>", allowed_special="none", disallowed_special={EOT})
+    assert 1001 not in tok.encode("a<|fim|>", allowed_special="none", disallowed_special={EOT})
+    with pytest.raises(ValueError, match="fim"):     # explicit sets hold even for allowed tokens
+        tok.encode("a<|fim|>", allowed_special="all", disallowed_special={"<|fim|>"})
+
+
+def test_disallowed_all_is_every_token_not_allowed(tok):
+    assert 1000 in tok.encode(f"x{EOT}", allowed_special="all", disallowed_special="all")
+    with pytest.raises(ValueError, match="fim"):
+        tok.encode(f"x{EOT}<|fim|>", allowed_special={EOT}, disallowed_special="all")
+
+
+def test_bad_disallowed_arguments_are_clear_errors(tok):
+    with pytest.raises(ValueError, match="disallowed_special"):
+        tok.encode("x", disallowed_special="none")
+    with pytest.raises(TypeError, match="disallowed_special"):
+        tok.encode("x", disallowed_special=5)
+    with pytest.raises(TypeError, match="disallowed_special"):
+        tok.encode("x", disallowed_special=[5])

@@ -93,7 +93,8 @@ def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> 
     number = 0
     for index, group in groups:
         wanted = expected_answers(checker, index, group)
-        answers = runner.run_group(checker.target, target, shipped(group), time_limit)
+        with course_methods_off(target, checker.blocked):
+            answers = list(runner.run_group(checker.target, target, shipped(group), time_limit))
         for case, expected, (got, printed) in zip(group.cases, wanted, answers):
             number += 1
             got = normal(got)
@@ -105,6 +106,36 @@ def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> 
             return Verdict(False, number, failure_message(checker, group, case, number, total,
                                                           problem, got, printed))
     return Verdict(True, number, f"✅ {name}: passed all {number} cases.")
+
+
+@contextlib.contextmanager
+def course_methods_off(cls, names):
+    """While inside, the course's own `names` methods on `cls`'s base classes refuse to run.
+
+    A learner's `save` that only calls `super().save(...)` is the course's
+    work, not theirs: inside this block that call raises a RuntimeError saying so.
+    """
+    saved = []
+    for klass in (cls.__mro__[1:] if isinstance(cls, type) else ()):
+        if not str(getattr(klass, "__module__", "")).startswith("bpe_course"):
+            continue
+        for name in names:
+            if name in vars(klass):
+                saved.append((klass, name, vars(klass)[name]))
+                setattr(klass, name, _refusal(f"{klass.__module__}.{klass.__qualname__}", name))
+    try:
+        yield
+    finally:
+        for klass, name, method in reversed(saved):
+            setattr(klass, name, method)
+
+
+def _refusal(owner, name):
+    def refuse(*args, **kwargs):
+        raise RuntimeError(f"your code called the course's own {owner}.{name} (through "
+                           f"super().{name} or the base class): this exercise is to write "
+                           f"{name} yourself")
+    return refuse
 
 
 @contextlib.contextmanager
@@ -138,6 +169,11 @@ def code_points_and_bytes(fn) -> Verdict:
     return check("code_points_and_bytes", fn)
 
 
+def encode_code_point(fn) -> Verdict:
+    """Worksheet 01: `fn(cp) -> list[int]`, UTF-8 by hand; ValueError for surrogates."""
+    return check("encode_code_point", fn)
+
+
 def safe_decode(fn) -> Verdict:
     """Worksheet 01: `fn(byte_list) -> str`, decoding UTF-8 with U+FFFD for broken bytes."""
     return check("safe_decode", fn)
@@ -151,6 +187,11 @@ def get_stats(fn) -> Verdict:
 def merge(fn) -> Verdict:
     """Worksheet 02: `fn(ids, pair, idx) -> list[int]`, every `pair` replaced by `idx`."""
     return check("merge", fn)
+
+
+def encode_bytes(fn) -> Verdict:
+    """Worksheet 02: `fn(text, merges) -> list[bytes]`, merges given as a ranked list of byte pairs."""
+    return check("encode_bytes", fn)
 
 
 def basic_tokenizer(cls) -> Verdict:
@@ -198,7 +239,27 @@ def count_pretokens(fn) -> Verdict:
     return check("count_pretokens", fn)
 
 
+def merge_words(fn) -> Verdict:
+    """Worksheet 07: `fn(words, stats, pair) -> new words`, with `stats` updated in place."""
+    return check("merge_words", fn)
+
+
 def train_bpe(fn) -> Verdict:
     """Worksheet 07: `fn(text, vocab_size, special_tokens=(), pattern=...) -> (vocab, merges)`,
     the naive trainer's merges, at least 10x faster."""
     return check("train_bpe", fn)
+
+
+def tokens_per_byte(fn) -> Verdict:
+    """Worksheet 08: `fn(text, encoding) -> float`, tiktoken tokens per UTF-8 byte."""
+    return check("tokens_per_byte", fn)
+
+
+def whitespace_pretokens(fn) -> Verdict:
+    """Worksheet 08: `fn(text, pattern) -> int`, the pre-tokens made only of whitespace."""
+    return check("whitespace_pretokens", fn)
+
+
+def glitch_candidates(fn) -> Verdict:
+    """Worksheet 08: `fn(tok, text) -> list[int]`, learned ids that encoding `text` never uses."""
+    return check("glitch_candidates", fn)

@@ -135,6 +135,7 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str) -> Exerc
     groups = checker.groups()
     total = sum(len(g.cases) for g in groups)
     passed, number, first, raised = 0, 0, None, []
+    earned, weights = 0, sum(c.weight for g in groups for c in g.cases)   # cases on real text weigh more
     answers = entry.get("answers", [])
     for index, group in enumerate(groups):
         got_list = answers[index] if index < len(answers) and isinstance(answers[index], list) else []
@@ -146,6 +147,7 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str) -> Exerc
             problem = judge(case, expected, got)
             if problem is None:
                 passed += 1
+                earned += case.weight
                 continue
             raised.append(isinstance(got, Raised) and got.not_attempted)
             if first is None:
@@ -154,7 +156,7 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str) -> Exerc
         return ExerciseResult(exercise, points, points, f"✅ {exercise}: passed all {total} cases.")
     if passed == 0 and all(raised):
         return ExerciseResult(exercise, 0, points, f"⏳ {exercise}: not attempted yet.")
-    score = round(points * passed / total, 2)
+    score = round(points * earned / weights, 2)
     headline, _, details = first.partition("\n")          # "❌ merge: case 3 of 15 failed."
     headline = headline.split(": ", 1)[1].replace(f" of {total}", "")
     return ExerciseResult(exercise, score, points, f"❌ {exercise}: {passed} of {total} cases "

@@ -30,8 +30,59 @@ def code_points_and_bytes(text: str) -> tuple[int, int]:
     return len(text), len(text.encode("utf-8"))
 
 
+def encode_code_point(cp: int) -> list[int]:
+    """The UTF-8 bytes of one code point; ValueError for surrogates and beyond U+10FFFF."""
+    if not 0 <= cp <= 0x10FFFF:
+        raise ValueError(f"{cp} is not a code point (0 to 0x10FFFF)")
+    if 0xD800 <= cp <= 0xDFFF:
+        raise ValueError(f"U+{cp:04X} is a surrogate, which UTF-8 cannot encode")
+    return list(chr(cp).encode("utf-8"))
+
+
 def safe_decode(byte_list: list[int]) -> str:
     return bytes(byte_list).decode("utf-8", errors="replace")
+
+
+def encode_bytes(text: str, merges: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """Worksheet 02: `text` as tokens (bytes), joining the pair of lowest rank in `merges` first."""
+    rank = {pair: i for i, pair in enumerate(merges)}
+    parts = [bytes([b]) for b in text.encode("utf-8")]
+    while len(parts) > 1:
+        i = min(range(len(parts) - 1), key=lambda k: rank.get((parts[k], parts[k + 1]), len(rank)))
+        if (parts[i], parts[i + 1]) not in rank:
+            break
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+    return parts
+
+
+def merge_words(words: dict, stats: dict, pair: tuple[bytes, bytes]) -> dict:
+    """Worksheet 07: `words` ({tuple of tokens: count}) with `pair` merged; `stats` updated.
+
+    `stats` ({(left, right): count}) is changed in place to the pair counts of
+    the new words, without pairs whose count fell to 0.
+    """
+    joined = pair[0] + pair[1]
+    new = {}
+    for word, count in words.items():
+        if not any(word[i:i + 2] == pair for i in range(len(word) - 1)):
+            new[word] = count
+            continue
+        for p in zip(word, word[1:]):
+            stats[p] -= count
+            if stats[p] == 0:
+                del stats[p]
+        out, i = [], 0
+        while i < len(word):
+            if word[i:i + 2] == pair:
+                out.append(joined)
+                i += 2
+            else:
+                out.append(word[i])
+                i += 1
+        for p in zip(out, out[1:]):
+            stats[p] = stats.get(p, 0) + count
+        new[tuple(out)] = count
+    return new
 
 
 def chunked_stats(chunks: list[list[int]]) -> dict[tuple[int, int], int]:
@@ -81,6 +132,24 @@ def naive_train_bpe(text: str, vocab_size: int, special_tokens=(),
     for token in special_tokens:
         vocab[len(vocab)] = token.encode("utf-8")
     return vocab, merges
+
+
+def tokens_per_byte(text: str, encoding: str) -> float:
+    """Worksheet 08: tokens of `text` under `encoding` per UTF-8 byte (0.0 for no text)."""
+    from ..encodings import get_encoding
+    size = len(text.encode("utf-8"))
+    return len(get_encoding(encoding).encode_ordinary(text)) / size if size else 0.0
+
+
+def whitespace_pretokens(text: str, pattern: str) -> int:
+    """Worksheet 08: how many pre-tokens of `text` are whitespace only."""
+    return sum(chunk.isspace() for chunk in regex.findall(pattern, text))
+
+
+def glitch_candidates(tok, text: str) -> list[int]:
+    """Worksheet 08: learned ids that `tok.encode(text)` never produces, sorted."""
+    used = set(tok.encode(text))
+    return sorted(idx for idx in tok.merges.values() if idx not in used)
 
 
 class TiktokenReference:

@@ -102,15 +102,29 @@ def run_code(code, namespace):
 
 
 def caught(exc):
-    """Turn an exception into `Raised`, pointing at the learner's line where it happened."""
-    where = ""
+    """Turn an exception into `Raised`, pointing at the learner's line where it happened.
+
+    When the exception comes from inside a course function that the learner's
+    code called (say `best_pair` raising `KeyError: 256`), the line shown is the
+    learner's own call, and the course function is named.
+    """
     here = run_code.__code__.co_filename
     library = tuple({os.path.dirname(os.__file__), sys.prefix, sys.base_prefix})
+    package = sys.modules.get("bpe_course")
+    course = os.path.dirname(getattr(package, "__file__", "") or "") if package else ""
+    inside = None                # the course function the learner's code called, if any
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if frame.filename in (here, "<check>") or frame.filename.startswith(library):
             continue
+        if course and frame.filename.startswith(course + os.sep):
+            module = os.path.relpath(frame.filename, os.path.dirname(course))
+            inside = module[:-3].replace(os.sep, ".") + "." + frame.name
+            continue
         where = f"line {frame.lineno} of your code: {(frame.line or '').strip()}"
-        break
+        if inside:
+            where += f"\n     which called the course's {inside}, where it was raised"
+        return Raised(type(exc).__name__, str(exc), where)
+    where = f"the course's {inside}" if inside else ""
     return Raised(type(exc).__name__, str(exc), where)
 
 

@@ -14,19 +14,19 @@ Cases are built on first use (some read corpora), one function per worksheet.
 
 >>> names = [c.name for c in CHECKERS.values()]
 >>> names[:3]
-['utf8_bytes', 'code_points_and_bytes', 'safe_decode']
+['utf8_bytes', 'code_points_and_bytes', 'encode_code_point']
 """
 
 from __future__ import annotations
 
 import functools
 
-from . import ws01, ws02, ws04, ws05, ws06, ws07
+from . import ws01, ws02, ws04, ws05, ws06, ws07, ws08
 from .common import COMPUTE, Case, Checker, Group
 
 __all__ = ["COMPUTE", "Case", "Checker", "Group", "CHECKERS", "WORKSHEETS"]
 
-MODULES = [ws01, ws02, ws04, ws05, ws06, ws07]
+MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws08]
 
 
 def _checkers() -> dict[str, Checker]:

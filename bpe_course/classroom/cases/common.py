@@ -29,6 +29,8 @@ class Case:
     expected: object = COMPUTE     # or a fixed value (with judge="at_least": a minimum)
     judge: str = "equal"           # "equal" or "at_least"
     mention: str = ""              # an expected exception's message must contain this
+    weight: int = 1                # the grader's share: a case on real text counts more
+    tokens: dict | None = None     # {id: bytes}: show merges of ids (ranks) as these bytes
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Checker:
     groups: Callable[[], list[Group]]
     own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
     allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
+    blocked: tuple[str, ...] = ()  # the course's own versions of these refuse to run in the cases
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -83,8 +86,31 @@ def random_texts(seed: int, n: int) -> list[str]:
     return ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 60))) for _ in range(n)]
 
 
+def escaped(x) -> str:
+    """`repr(x)` with the characters that mislead on screen written as escapes.
+
+    A combining mark joins the character before it ('e\\u0301' shows as 'é'),
+    and format or odd space characters are invisible: both print as `\\uXXXX`.
+
+    >>> print(escaped(["e\u0301", "a\u200bb", "é"]))
+    ['e\\u0301', 'a\\u200bb', 'é']
+    """
+    import unicodedata
+    text = repr(x)
+    if text.isascii():
+        return text
+    out = []
+    for ch in text:
+        category = unicodedata.category(ch)
+        misleads = category[0] in "MC" or category in ("Zl", "Zp") or (
+            category == "Zs" and ch != " ")
+        out.append(ch if ch.isascii() or not misleads else
+                   f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
 def calls(name: str, args_list, hint: str = "") -> list[Case]:
-    return [Case(f"{name}({', '.join(map(repr, args))})", hint) for args in args_list]
+    return [Case(f"{name}({', '.join(map(escaped, args))})", hint) for args in args_list]
 
 
 # -- references -------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import Case, Checker, code, course_ref, Group, prose, random_texts
+from .common import REF, Case, Checker, code, course_ref, Group, prose, random_texts
 
 def get_stats_groups() -> list[Group]:
     overlap = ("Adjacent pairs overlap: in 1, 1, 1 the pair (1, 1) occurs twice, at positions "
@@ -19,6 +19,10 @@ def get_stats_groups() -> list[Group]:
                Case("get_stats([7, 7, 7, 7])", overlap),
                Case("get_stats([1, 2], {(1, 2): 5})", counts),
                Case("counts = {(9, 9): 1}\nget_stats([1, 2, 3], counts)\ncounts", counts),
+               Case("counts = {}\nresult = get_stats([1, 2], counts)\n(result is counts, counts)",
+                    "An empty dict passed as `counts` must be filled and returned too: "
+                    "`counts = counts or {}` swaps an empty dict for a new one (an empty dict "
+                    "is false), so the caller's dict stays empty. Test `if counts is None`."),
                Case("get_stats(list(b'aaabdaaabac'))", overlap)]),
         Group([Case("get_stats(IDS)", overlap),
                Case("counts = get_stats(IDS[:100])\nget_stats(IDS[100:], counts)", counts)],
@@ -53,6 +57,42 @@ def merge_groups() -> list[Group]:
                Case("merge([1, 2] * 50, (2, 1), 9)", end),
                Case("merge([0, 0], (0, 0), 0)", "Ids are just ints: even 0 works.")],
               hidden=True),
+    ]
+
+
+def encode_bytes_groups() -> list[Group]:
+    rank = ("Join the pair with the lowest rank (its position in `merges`) first, wherever it "
+            "is, not the leftmost pair that has a merge: here (b'b', b'c') comes first, so "
+            "'abc' becomes [b'a', b'bc'].")
+    again = ("Repeat until no adjacent pair is in `merges`: a joined token can join again "
+             "(b'a' + b'b', then b'ab' + b'c').")
+    pairs = ("A merge is a pair of tokens, not the bytes they make: b'ab' + b'c' is in the list "
+             "but b'a' + b'bc' is not, although both make b'abc'. Look up the pair "
+             "(left, right), not left + right.")
+    keep = "Bytes that no merge touches stay single bytes; empty text gives []."
+    utf8 = ("Start from the UTF-8 bytes (bytes([b]) for b in text.encode('utf-8')): 'é' is "
+            "b'\\xc3' + b'\\xa9' before any merge.")
+    m1 = [(b"b", b"c"), (b"a", b"b")]
+    m2 = [(b"a", b"b"), (b"ab", b"c")]
+    m3 = [(b"b", b"c"), (b"a", b"bc"), (b"a", b"b"), (b"ab", b"c")]
+    m6 = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")]
+    m7 = [(b"ab", b"c"), (b"a", b"b")]
+    m4 = [(b"a", b"a"), (b"aa", b"a"), (b"aaa", b"b")]
+    m5 = [(b"c", b"a"), (b"ca", b"f"), (b"\xc3", b"\xa9"), (b"caf", b"\xc3\xa9")]
+    later = ("Going through `merges` once, in order, misses a pair whose part is made by a "
+             "later merge: (b'ab', b'c') can only apply after (b'a', b'b'). After every join, "
+             "look again for the lowest-ranked pair.")
+    return [
+        Group([Case("encode_bytes('', [])", keep), Case("encode_bytes('xyz', M1)", keep),
+               Case("encode_bytes('abc', M1)", rank), Case("encode_bytes('abc', M2)", again),
+               Case("encode_bytes('abcabc', M2)", again), Case("encode_bytes('xabc', M3)", again),
+               Case("encode_bytes('abc', M6)", pairs), Case("encode_bytes('abc', M7)", later),
+               Case("encode_bytes('aaabdaaabac', M4)", again),
+               Case("encode_bytes('café', M5)", utf8)],
+              env={"M1": m1, "M2": m2, "M3": m3, "M4": m4, "M5": m5, "M6": m6, "M7": m7}),
+        Group([Case("encode_bytes('bcab abc', M3)", rank), Case("encode_bytes('aaaaaaab', M4)",
+                                                                 again)],
+              env={"M3": m3, "M4": m4}, hidden=True),
     ]
 
 
@@ -97,12 +137,14 @@ def tokenizer_groups(cls: str, pattern_arg: str = "") -> list[Group]:
         Group([Case("tok.decode([128])", DECODE_HINT), Case("tok.decode([104, 228, 189])",
                                                            DECODE_HINT)],
               setup=f"{make}\ntok.train('aaabdaaabac', 259)"),
-        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode(TEXT)", ORDER_HINT)]
+        Group([Case("tok.merges", MERGES_HINT, weight=20),
+               Case("tok.encode(TEXT)", ORDER_HINT, weight=20)]
               + [Case(f"tok.encode({s!r})", ORDER_HINT) for s in samples]
               + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT) for s in samples],
               setup=f"{make}\ntok.train(TEXT, 300)", env={"TEXT": text}, env_doc={"TEXT": doc}),
-        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode(TEXT)", ORDER_HINT),
-               Case("tok.encode(CODE)", ORDER_HINT)]
+        Group([Case("tok.merges", MERGES_HINT, weight=20),
+               Case("tok.encode(TEXT)", ORDER_HINT, weight=20),
+               Case("tok.encode(CODE)", ORDER_HINT, weight=5)]
               + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT)
                  for s in random_texts(3, 10)],
               setup=f"{make}\ntok.train(TEXT, 330)", env={"TEXT": more, "CODE": src},
@@ -112,12 +154,14 @@ def tokenizer_groups(cls: str, pattern_arg: str = "") -> list[Group]:
 
 WORKSHEET = "02_bpe_basics"
 # checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"get_stats": 1, "merge": 2, "basic_tokenizer": 3}
+POINTS = {"get_stats": 1, "merge": 2, "encode_bytes": 2, "basic_tokenizer": 3}
 
 CHECKERS = [
         Checker("get_stats", "get_stats", "function", course_ref("bpe_course.pairs.get_stats"),
             get_stats_groups),
         Checker("merge", "merge", "function", course_ref("bpe_course.pairs.merge"), merge_groups),
+        Checker("encode_bytes", "encode_bytes", "function", course_ref(REF + "encode_bytes"),
+            encode_bytes_groups),
         Checker("basic_tokenizer", "BasicTokenizer", "class",
             course_ref("bpe_course.basic.BasicTokenizer"),
             lambda: tokenizer_groups("BasicTokenizer"), own=("train", "encode", "decode")),

@@ -19,7 +19,10 @@ def chunked_stats_groups() -> list[Group]:
                Case("chunked_stats([[1], [2]])", across),
                Case("chunked_stats([[1, 2], [1, 2]])", "The same pair in two chunks: the "
                     "counts add up to 2."),
-               Case("chunked_stats([[1, 1, 1], [1, 1]])", across),
+               Case("chunked_stats([[1, 2, 1, 2]])", "Count every occurrence of a pair inside "
+                    "a chunk, not once per chunk: [1, 2, 1, 2] holds (1, 2) twice."),
+               Case("chunked_stats([[1, 1, 1], [1, 1]])", "Pairs overlap inside a chunk: "
+                    "[1, 1, 1] holds (1, 1) twice, [1, 1] once more: 3 in all."),
                Case("chunked_stats(CHUNKS)", across)],
               env={"CHUNKS": chunks},
               env_doc={"CHUNKS": f"[list(c.encode()) for c in regex.findall("
@@ -43,7 +46,21 @@ def regex_tokenizer_groups() -> list[Group]:
     hello = "hello hello world!!! hello"
     pattern_hint = ("Use the pattern given to __init__ (GPT-4's when it is None), compile it "
                     "with regex.compile (not re) and split with it both in train and encode.")
-    return base[:5] + [
+    repeats = ("A chunk that occurs 3 times counts its pairs 3 times: count the pairs of "
+               "every chunk of the text, not of set(chunks) or a dict's keys, which lose how "
+               "often each chunk occurs.")
+    once = ("Count every occurrence of a pair inside a chunk: 'aaaa' holds (97, 97) three "
+            "times, so it beats (32, 98) and (98, 98), which occur once.")
+    split_encode = ("encode must split the text with the pattern too, and encode each chunk "
+                    "on its own: '1234' is the chunks '123' and '4', so the merge (51, 52) "
+                    "of '3' + '4' cannot apply across them.")
+    return [Group([Case("tok.merges", once)],
+                  setup="tok = RegexTokenizer()\ntok.train('aaaa bb', 257)")] + base[:5] + [
+        Group([Case("tok.merges", repeats)],
+              setup="tok = RegexTokenizer()\ntok.train('xy cd cd cd', 257)"),
+        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode('1234')", split_encode),
+               Case("tok.encode('34 1234')", split_encode)],
+              setup="tok = RegexTokenizer()\ntok.train('34 34 34', 257)"),
         Group([Case("tok.merges", CHUNK_HINT.strip() + " " + MERGES_HINT),
                Case("tok.encode('dog. cat.')", ORDER_HINT + CHUNK_HINT)],
               setup="tok = RegexTokenizer()\ntok.train('dog. dog. dog. cat cat', 260)"),

@@ -39,6 +39,9 @@ SPECIAL_HINTS = {
              "special token found, so user text cannot smuggle in control tokens.",
     "set": "A set allows only its tokens; any other registered special token in the text "
            "raises ValueError naming it.",
+    "unknown": "A set that names a token which is not a registered special token is a "
+               "mistake of the caller: raise ValueError naming it (registered tokens live in "
+               "self.special_tokens).",
     "decode": "decode must know the special ids: add them to self.vocab (as the token's "
               "UTF-8 bytes) when registering.",
 }
@@ -66,7 +69,9 @@ def special_tokens_groups() -> list[Group]:
                Case("tok.encode('a<|fim_prefix|>b<|endoftext|>', "
                     "allowed_special={'<|endoftext|>'})", h["set"], mention=FIM),
                Case("tok.decode(tok.encode('x<|endoftext|>y', allowed_special='all'))",
-                    h["decode"])],
+                    h["decode"]),
+               Case("tok.encode('a<|x|>', allowed_special={'<|x|>'})", h["unknown"],
+                    mention="<|x|>")],
               setup=setup, env={"TEXT": text}, env_doc={"TEXT": doc}),
         Group([Case("tok.encode('a<|end|><|end|>b', allowed_special='all')",
                     "When one special token contains another, the longer must win."),
@@ -123,7 +128,7 @@ CHECKERS = [
             course_ref("bpe_course.special.split_special"), split_special_groups),
         Checker("special_tokens", "SpecialTokenizer", "class", course_ref(REGEX),
             special_tokens_groups, own=("register_special_tokens", "encode"),
-            allowed_bases=(REGEX, TOKENIZER)),
+            allowed_bases=(REGEX, TOKENIZER), blocked=("register_special_tokens", "encode")),
         Checker("save_load", "SpecialTokenizer", "class", course_ref(REGEX), save_load_groups,
-            own=("save", "load"), allowed_bases=(REGEX, TOKENIZER)),
+            own=("save", "load"), allowed_bases=(REGEX, TOKENIZER), blocked=("save", "load")),
 ]

@@ -11,23 +11,41 @@ def first_ranks(encoding: str, n: int) -> tuple[dict, str]:
     return ranks, f"{{t: r for t, r in load_ranks({encoding!r}).items() if r < {n}}}"
 
 
+def tokens_of(ranks: dict) -> dict:
+    return {rank: token for token, rank in ranks.items()}
+
+
 def recover_merges_groups() -> list[Group]:
     lower = ("Split each token by running BPE on its bytes with only the ranks *below* its "
              "own rank: then it stops at exactly two parts, the merge that made it.")
-    ids = "The ids in a merge are ranks: (rank of left part, rank of right part) -> rank."
+    strictly = ("Only ranks strictly below the token's own (rank < max_rank, not <=): "
+                "with its own rank allowed, BPE joins the whole token into one part, and "
+                "there is no (left, right) to unpack.")
+    ids = ("The ids in a merge are ranks, not byte values: (rank of left part, rank of "
+           "right part) -> rank. Here b'a' has rank 1 and b'b' rank 0.")
+    speed = ("This is all of cl100k_base's 100,256 ranks. Aim for about O(n · L²) with L "
+             "the token's length: look the joined bytes up in `ranks` (a dict), never "
+             "search through all the tokens for each one; the course's version takes a few "
+             "seconds.")
     ranks, doc = first_ranks("cl100k_base", 1000)
     more, more_doc = first_ranks("o200k_base", 1500)
+
+    def small(table: dict, hint: str) -> Case:
+        return Case(f"recover_merges({table!r})", hint, tokens=tokens_of(table))
     return [
-        Group(calls("recover_merges", [({b"a": 0, b"b": 1},)], "Single bytes are not merged: "
-                    "no multi-byte token, no merge.")
-              + calls("recover_merges", [({b"a": 0, b"b": 1, b"ab": 2},),
-                                         ({b"b": 0, b"a": 1, b"ab": 2},)], ids)
-              + calls("recover_merges", [({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4},),
-                                         ({b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4,
-                                           b"abc": 5},)], lower)
-              + [Case("recover_merges(RANKS)", lower)],
+        Group([small({b"a": 0, b"b": 1}, "Single bytes are not merged: no multi-byte "
+                     "token, no merge."),
+               small({b"a": 97, b"b": 98, b"ab": 256}, strictly),
+               small({b"b": 0, b"a": 1, b"ab": 2}, ids),
+               small({b"a": 0, b"b": 1, b"ab": 2}, ids),
+               small({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}, lower),
+               small({b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5}, lower),
+               Case("recover_merges(RANKS)", lower, tokens=tokens_of(ranks))],
               env={"RANKS": ranks}, env_doc={"RANKS": doc}),
-        Group([Case("recover_merges(RANKS)", lower)], env={"RANKS": more},
+        Group([Case("recover_merges(ALL)", speed)],
+              setup="from bpe_course.encodings import load_ranks\n"
+                    "ALL = load_ranks('cl100k_base')", time_limit=60),
+        Group([Case("recover_merges(RANKS)", lower, tokens=tokens_of(more))], env={"RANKS": more},
               env_doc={"RANKS": more_doc}, hidden=True),
     ]
 
@@ -37,8 +55,12 @@ def gpt4_tokenizer_groups() -> list[Group]:
     shuffle = ("The first 256 ranks are the 256 bytes in a shuffled order: '!' is byte 33 but "
                "rank 0. Give each byte its rank (self.byte_ids = [ranks[bytes([b])] for b in "
                "range(256)]) before building self.vocab.")
-    parity = ("Ids must equal tiktoken's: GPT-4's split pattern, the merges recovered from "
-              "the ranks, and the byte shuffle.")
+    parity = ("Ids must equal tiktoken's: the encoding's own split pattern "
+              "(SPLIT_PATTERNS[encoding]), the merges recovered from the ranks, and the byte "
+              "shuffle.")
+    own_pattern = ("o200k_base splits text with its own pattern, not cl100k_base's: it keeps "
+                   "\"don't\" whole and cuts 'HelloWorld' before the capital W. Pass "
+                   "SPLIT_PATTERNS[encoding] to super().__init__.")
     decode = ("decode looks up each id's bytes (self.vocab, rebuilt after setting "
               "self.byte_ids) and decodes them with errors='replace'.")
     special = "The encoding's special tokens must be registered (register_special_tokens)."
@@ -52,7 +74,8 @@ def gpt4_tokenizer_groups() -> list[Group]:
                  Case("tok.decode(tok.encode('hello world'))", decode),
                  Case(f"tok.decode([{lone}])", decode)]
                 + [Case(f"tok.encode({t!r})", parity) for t in HARD_TEXTS]
-                + [Case("tok.encode('a' * 300)", parity), Case("tok.encode(TEXT)", parity),
+                + [Case("tok.encode('a' * 300)", parity),
+                   Case("tok.encode(TEXT)", parity, weight=10),
                    Case("tok.decode(tok.encode(CODE))", decode),
                    Case("tok.encode('<|endoftext|>', allowed_special='all')", special),
                    Case("tok.encode('hi<|endoftext|>')", special, mention=EOT),
@@ -60,15 +83,27 @@ def gpt4_tokenizer_groups() -> list[Group]:
                         "surrogate by U+FFFD before encoding (the course's RegexTokenizer "
                         "does this in encode_ordinary).")])
 
-    env = {"TEXT": texts, "CODE": src}
-    env_doc = {"TEXT": doc, "CODE": src_doc}
+    from ...corpora import HARD_STRINGS
+    hard = "\n".join(t for t in HARD_STRINGS if "<|" not in t)
+    env = {"TEXT": texts, "CODE": src, "HARD": hard}
+    env_doc = {"TEXT": doc, "CODE": src_doc,
+               "HARD": "'\\n'.join(t for t in bpe_course.corpora.HARD_STRINGS if '<|' not in t)"}
     hidden = [Case(f"tok.encode({t!r})", parity) for t in random_texts(4, 25)]
+    # o200k_base is half of the exercise: its cases weigh as much as cl100k_base's, so an
+    # answer that only gets cl100k_base right cannot keep most of the points
+    o200k = [Case("tok.encode(\"don't stop, HelloWorld\")", own_pattern, weight=30),
+             Case("tok.encode(\"I'VE GOT 12345 apples\")", own_pattern),
+             Case("tok.encode(TEXT)", own_pattern, weight=10),
+             Case("tok.encode(HARD)", own_pattern, weight=60)]
     return [
         Group(cases("cl100k_base"), setup="tok = GPT4Tokenizer('cl100k_base')", env=env,
               env_doc=env_doc, setup_time_limit=120),
+        Group(o200k, setup="tok = GPT4Tokenizer('o200k_base')", env=env, env_doc=env_doc,
+              setup_time_limit=180),
         Group(hidden, setup="tok = GPT4Tokenizer('cl100k_base')", hidden=True,
               setup_time_limit=120),
-        Group(cases("o200k_base") + hidden, setup="tok = GPT4Tokenizer('o200k_base')",
+        Group(cases("o200k_base") + [Case("tok.encode(HARD.swapcase())", own_pattern, weight=60)]
+              + hidden, setup="tok = GPT4Tokenizer('o200k_base')",
               env=env, env_doc=env_doc, hidden=True, setup_time_limit=180),
     ]
 

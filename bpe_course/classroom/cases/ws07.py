@@ -34,12 +34,73 @@ def count_pretokens_groups() -> list[Group]:
     ]
 
 
+def merge_words_groups() -> list[Group]:
+    new = ("Return the new words: each word is a tuple of tokens (bytes), and `pair` becomes "
+           "one token, left + right, wherever it occurs, scanning left to right.")
+    run = ("Overlapping run: in (b'a', b'a', b'a') the pair (b'a', b'a') merges once, "
+           "leaving (b'aa', b'a'), as merge did in worksheet 02.")
+    minus = ("Update `stats` in place: take away each changed word's old pairs (times its "
+             "count) and add its new pairs (times its count).")
+    zero = ("Delete a pair from `stats` when its count falls to 0: the merged pair itself, "
+            "and any pair that only occurred around it.")
+    untouched = ("Words without the pair keep their pairs: touch only the words that contain "
+                 "it (and never count them twice).")
+    twice = ("A pair can occur twice in one word: (b'h', b'a', b'h', b'a') holds (b'h', b'a') "
+             "twice, so its count goes down by 2 × the word's count.")
+    hug = {(b"h", b"u", b"g"): 10, (b"p", b"u", b"g"): 5, (b"h", b"u", b"g", b"s"): 5}
+    step = "words = dict(WORDS)\nstats = stats_of(words)\nnew = merge_words(words, stats, {pair!r})\n"
+    return [
+        Group([Case(step.format(pair=(b"u", b"g")) + "new", new),
+               Case(step.format(pair=(b"u", b"g")) + "(stats.get((b'h', b'ug')), "
+                    "stats.get((b'ug', b's')))", minus),
+               Case(step.format(pair=(b"u", b"g")) + "sorted(stats.items())", zero),
+               Case(step.format(pair=(b"x", b"y")) + "(new, sorted(stats.items()))", untouched),
+               Case(step.format(pair=(b"g", b"s")) + "sorted(stats.items())", minus)],
+              setup=STATS_OF, env={"WORDS": hug},
+              env_doc={"WORDS": "{(b'h', b'u', b'g'): 10, (b'p', b'u', b'g'): 5, "
+                                "(b'h', b'u', b'g', b's'): 5}"}),
+        Group([Case(step.format(pair=(b"h", b"a")) + "new", twice),
+               Case(step.format(pair=(b"h", b"a")) + "sorted(stats.items())", twice),
+               Case(step.format(pair=(b"a", b"a")) + "new", run),
+               Case(step.format(pair=(b"a", b"a")) + "sorted(stats.items())", run)],
+              setup=STATS_OF, env={"WORDS": {(b"a", b"a", b"a"): 3, (b"h", b"a", b"h", b"a"): 2,
+                                             (b"a",): 7}},
+              env_doc={"WORDS": "{(b'a', b'a', b'a'): 3, (b'h', b'a', b'h', b'a'): 2, "
+                                "(b'a',): 7}"}),
+        Group([Case("words = {tuple(bytes([b]) for b in w.encode()): n for w, n in "
+                    "count_pretokens(TEXT).items()}\nstats = stats_of(words)\n"
+                    "for pair in [(b'e', b' '), (b't', b'h'), (b' ', b'th'), (b'th', b'e'), "
+                    "(b' ', b't')]:\n"
+                    "    words = merge_words(words, stats, pair)\n"
+                    "(stats == stats_of(words), len(words), max(stats.values()))",
+                    minus + " " + zero, weight=5)],
+              setup=STATS_OF + "\nfrom bpe_course.pretokenize import count_pretokens",
+              env={"TEXT": SAMPLES_TEXT()}, env_doc={"TEXT": "'\\n'.join(bpe_course.corpora.SAMPLES.values())"}),
+    ]
+
+
+STATS_OF = ("def stats_of(words):\n"
+            "    stats = {}\n"
+            "    for word, n in words.items():\n"
+            "        for pair in zip(word, word[1:]):\n"
+            "            stats[pair] = stats.get(pair, 0) + n\n"
+            "    return stats")
+
+
+def SAMPLES_TEXT() -> str:
+    from ...corpora import SAMPLES
+    return "\n".join(SAMPLES.values())
+
+
 def train_bpe_groups() -> list[Group]:
     same = ("The merges must be exactly the naive trainer's: same counts (inside pre-tokens "
             "only), same tie-break (highest count, then greatest (left bytes, right bytes)). "
             + FAST_HINT)
     size = ("vocab_size counts the 256 bytes, the merges and the special tokens; vocab maps "
             "every id to its bytes.")
+    run_out = ("When the text runs out of pairs before vocab_size, the special tokens take "
+               "the ids right after the last merge (here 258), not the last ids of vocab_size "
+               "(299): the ids stay contiguous and len(vocab) is smaller than vocab_size.")
     text, doc = prose(0, 20000)
     speed, speed_doc = prose(*SPEED_TEXT)
     src, src_doc = code(30000)
@@ -58,7 +119,12 @@ def train_bpe_groups() -> list[Group]:
                     "counting, and no pre-token spans them."),
                Case("len(vocab)", size), Case("sorted(vocab.values())", size)],
               setup=f"{train}('low lower<|endoftext|>lowest low<|endoftext|>', 262, {eot!r})"),
-        Group([Case("merges", same), Case("len(vocab)", size)],
+        Group([Case("merges", "Only 2 merges exist here ('ab', then ' ab'): stop when no pair "
+                    "is left."),
+               Case("[(i, vocab[i]) for i in sorted(vocab)[256:]]", run_out),
+               Case("len(vocab)", run_out)],
+              setup=f"{train}('ab ab', 300, {eot!r})"),
+        Group([Case("merges", same, weight=10), Case("len(vocab)", size)],
               setup=f"{train}(TEXT, 400)", env={"TEXT": text}, env_doc={"TEXT": doc}),
         Group([Case("merges", same)], setup=f"{train}(TEXT[:5000], 300, "
                                              "pattern=GPT2_SPLIT_PATTERN)",
@@ -77,11 +143,13 @@ def train_bpe_groups() -> list[Group]:
 
 WORKSHEET = "07_fast_training"
 # checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"count_pretokens": 1, "train_bpe": 4}
+POINTS = {"count_pretokens": 1, "merge_words": 2, "train_bpe": 4}
 
 CHECKERS = [
         Checker("count_pretokens", "count_pretokens", "function",
             course_ref(REF + "count_pretokens"), count_pretokens_groups),
+        Checker("merge_words", "merge_words", "function", course_ref(REF + "merge_words"),
+            merge_words_groups),
         Checker("train_bpe", "train_bpe", "function", course_ref(REF + "naive_train_bpe"),
             train_bpe_groups),
 ]

@@ -1,0 +1,134 @@
+"""GPT-2 offline: r50k_base from the vendored file, OpenAITokenizer equal to tiktoken id for id,
+and GPT-2's own encoder.json / vocab.bpe rebuilt byte for byte."""
+
+import hashlib
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bpe_course import GPT2_SPLIT_PATTERN, OpenAITokenizer, corpora, get_encoding, gpt2
+from bpe_course.corpora import HARD_STRINGS
+from bpe_course.encodings import P50K_EXTRA_TOKENS, load_ranks, rank_file
+
+NAMES = ["r50k_base", "gpt2", "p50k_base", "p50k_edit"]
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def pair(request):
+    return OpenAITokenizer(request.param), get_encoding(request.param)
+
+
+def test_the_lectures_numbers():
+    for name in ["gpt2", "r50k_base"]:
+        enc = get_encoding(name)
+        assert enc.name == name
+        assert enc.encode("hello world") == [31373, 995]
+        assert enc.encode("hello <|endoftext|>", allowed_special="all") == [31373, 220, 50256]
+        assert enc.n_vocab == 50257 and enc.eot_token == 50256
+        assert enc._pat_str == GPT2_SPLIT_PATTERN
+
+
+def test_gpt2_and_r50k_are_the_same_vocabulary():
+    assert load_ranks("gpt2") is load_ranks("r50k_base")
+    assert len(load_ranks("r50k_base")) == 50256
+
+
+def test_p50k_is_r50k_plus_runs_of_spaces():
+    r50k, p50k = load_ranks("r50k_base"), load_ranks("p50k_base")
+    assert len(p50k) == len(r50k) + 24
+    assert {t: r for t, r in p50k.items() if t not in r50k} == \
+        {t: 50257 + k for k, t in enumerate(P50K_EXTRA_TOKENS)}
+    assert hashlib.sha256(rank_file("p50k_base")).hexdigest() == \
+        "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"
+
+
+@pytest.mark.parametrize("text", HARD_STRINGS)
+def test_encode_ordinary_equals_tiktoken_on_hard_strings(pair, text):
+    ours, enc = pair
+    assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("text", HARD_STRINGS)
+def test_encode_with_all_specials_equals_tiktoken(pair, text):
+    ours, enc = pair
+    assert ours.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+
+
+def test_real_text_equals_tiktoken(pair):
+    ours, enc = pair
+    for text in [corpora.prose()[:100_000], corpora.python_code(100_000),
+                 " ".join(corpora.SAMPLES.values())]:
+        assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("text", ["a\ud800b", "\udfff", "x\ud83d\ude00y", "\ud83d"])
+def test_lone_surrogates_match_tiktoken(pair, text):
+    ours, enc = pair
+    assert ours.encode(text) == enc.encode(text)
+
+
+def test_numbers_of_any_length_are_one_chunk():
+    ours, enc = OpenAITokenizer("gpt2"), get_encoding("gpt2")
+    for n in range(1, 18):
+        assert ours.encode("0" * n) == enc.encode("0" * n)
+
+
+any_text = st.text(st.characters(codec="utf-8"), max_size=300)
+mixed = st.lists(st.sampled_from(["a", "A", " ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "’", "1",
+                                  "123", "4567", "é", "e\u0301", "Ж", "中", "👍", "\u200d",
+                                  "!", "...", "<|endoftext|>", "<|fim_prefix|>", "Ġ", "x"]),
+                 max_size=60).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(any_text, mixed))
+def test_property_parity_with_tiktoken(text):
+    for name in ["r50k_base", "p50k_edit"]:
+        ours, enc = OpenAITokenizer(name), get_encoding(name)
+        assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
+        assert ours.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+        ids = enc.encode(text, disallowed_special=())
+        assert ours.decode(ids) == enc.decode(ids)
+
+
+# -- GPT-2's own files -------------------------------------------------------------
+def test_bytes_to_unicode_is_a_bijection_onto_printable_characters():
+    table = gpt2.bytes_to_unicode()
+    assert sorted(table) == list(range(256))
+    assert len(set(table.values())) == 256
+    assert all(c.isprintable() and not c.isspace() for c in table.values())
+    assert table[ord(" ")] == "Ġ" and table[ord("\n")] == "Ċ" and table[ord("A")] == "A"
+
+
+def test_token_strings_round_trip():
+    for token in [b" the", b"\n\n", b"\xe4\xb8", b"hello"]:
+        assert gpt2.str_to_token(gpt2.token_to_str(token)) == token
+    assert gpt2.token_to_str(b" the") == "Ġthe"
+
+
+def test_rebuilt_files_are_openais_byte_for_byte():
+    assert hashlib.sha256(gpt2.vocab_bpe()).hexdigest() == gpt2.VOCAB_BPE_SHA256
+    assert hashlib.sha256(gpt2.encoder_json()).hexdigest() == gpt2.ENCODER_JSON_SHA256
+
+
+def test_encoder_and_merges_agree_with_the_ranks():
+    ranks = load_ranks("r50k_base")
+    encoder = json.loads(gpt2.encoder_json())
+    assert len(encoder) == 50257 and encoder["<|endoftext|>"] == 50256
+    assert {gpt2.str_to_token(s): i for s, i in encoder.items() if i != 50256} == ranks
+    lines = gpt2.vocab_bpe_lines()
+    assert len(lines) == 50000
+    for k, line in enumerate(lines):             # merge k makes the token of rank 256 + k
+        left, right = line.split(" ")
+        assert ranks[gpt2.str_to_token(left) + gpt2.str_to_token(right)] == 256 + k
+
+
+def test_tiktokens_own_reader_accepts_the_rebuilt_files(tmp_path):
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+    (tmp_path / "vocab.bpe").write_bytes(gpt2.vocab_bpe())
+    (tmp_path / "encoder.json").write_bytes(gpt2.encoder_json())
+    ranks = data_gym_to_mergeable_bpe_ranks(
+        str(tmp_path / "vocab.bpe"), str(tmp_path / "encoder.json"),
+        gpt2.VOCAB_BPE_SHA256, gpt2.ENCODER_JSON_SHA256)
+    assert ranks == load_ranks("r50k_base")
