@@ -1,12 +1,13 @@
 # Two commands for a fresh machine:
 #   make lab    create .venv (first time only) and open the course in JupyterLab
 #   make test   create .venv (first time only) and run the whole test suite
+#   make test-all   the same suite on every Python 3.10-3.13 on this machine (tox)
 # and for instructors: make lab-instructor (JupyterLab with nbgrader's tools).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: lab lab-instructor test test-browser venv notebooks exercises bench clean
+.PHONY: lab lab-instructor test test-all test-browser venv notebooks exercises bench clean
 
 $(BIN)/activate: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +39,13 @@ test: venv
 # Only the browser tests (JupyterLab driven by headless Chromium; see README).
 test-browser: venv
 	$(BIN)/python -m pytest -m browser tests/test_browser.py
+
+# tox finds interpreters on PATH by name (python3.12, ...). pyenv's are not there by name
+# unless selected, so hand tox those of pyenv's versions 3.10-3.13 that exist, if any.
+PYENV_PYTHONS := $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.1[0-3].*/bin/python3.1[0-3])
+ENVS ?=
+test-all: venv
+	$(BIN)/python -m tox $(if $(ENVS),-e $(ENVS)) $(if $(PYENV_PYTHONS),--discover $(PYENV_PYTHONS))
 
 # Re-execute every notebook and save its outputs (run after editing a notebook).
 notebooks: venv

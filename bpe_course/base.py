@@ -17,6 +17,7 @@ all; `RegexTokenizer`: by a split pattern) and how the model is trained.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import os
 
@@ -158,6 +159,24 @@ class Tokenizer:
         the UnicodeDecodeError instead.
         """
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def first_merges(self, vocab_size: int) -> "Tokenizer":
+        """A copy that keeps only the merges with ids below `vocab_size`, the first learned.
+
+        Merge k of training depends only on the merges before it, so this is the tokenizer
+        that training to `vocab_size` would have given (chapters 02 and 08 use it to see
+        every smaller size at once). Special tokens are kept.
+        """
+        if hasattr(self, "mergeable_ranks"):
+            raise TypeError("a tokenizer that encodes by tiktoken's ranks cannot be cut this way")
+        if not isinstance(vocab_size, int) or vocab_size < 256:
+            raise ValueError(f"vocab_size must be an int of at least 256, not {vocab_size!r}")
+        small = copy.copy(self)
+        small.merges = {pair: idx for pair, idx in self.merges.items() if idx < vocab_size}
+        small.vocab = small._build_vocab()
+        if hasattr(small, "_reset_cache"):
+            small._reset_cache()            # the copy must not share the chunk cache
+        return small
 
     # -- files ------------------------------------------------------------
     def save(self, file_prefix: str | os.PathLike) -> None:

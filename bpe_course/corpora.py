@@ -1,7 +1,7 @@
-"""Built-in corpora: text every Python installation already has, no downloads.
+"""Built-in corpora: fixed texts shipped with the package, no downloads.
 
 - `prose()`: the help topics of `pydoc_data.topics` (what `help("if")` shows),
-  about 0.47 MB of English technical prose.
+  466,273 bytes of English technical prose.
 - `python_code(max_bytes)`: the standard library's own `.py` files, in sorted
   order, cut at `max_bytes` (8 MB by default) on a line boundary.
 - `SAMPLES`: short texts in many languages and scripts, written for this
@@ -11,17 +11,44 @@
   ladder every parity test of the course climbs.
 - `load_text(path)`: a text file of your own, for example TinyStories.
 
-The stdlib corpora come from the Python you run, so their exact bytes differ
-slightly between Python versions; `fingerprint` shows which one you have.
+Both texts were taken once from CPython 3.11.7 (`tools/make_corpora.py`) and ship
+gzipped in `bpe_course/data/`, so every Python reads the same bytes and every number
+the course prints is the same on Python 3.10 to 3.13. Reading them from the running
+interpreter instead would change them with each release (3.12's help topics are
+27 KB longer). They are (c) the Python Software Foundation, under the PSF License
+Version 2 (see NOTICE and `bpe_course/data/LICENSE-PSF.txt`); `MANIFEST` records each
+one's source, licence, size and sha256, checked on every load.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import os
-import sysconfig
+from importlib import resources
 from pathlib import Path
+
+_SOURCE = "CPython 3.11.7"
+_LICENCE = "PSF License Version 2 (bpe_course/data/LICENSE-PSF.txt)"
+MANIFEST: dict[str, dict] = {
+    "prose": {
+        "file": "prose.txt.gz",
+        "source": f"{_SOURCE}: Lib/pydoc_data/topics.py, the topics sorted by key, "
+                  "joined by blank lines",
+        "licence": _LICENCE,
+        "bytes": 466_273,
+        "sha256": "71f2ff5d99bdc1f9c48c5c2353ad138201c5ca1c377e0226857ef8fa89b8bcee",
+    },
+    "python_code": {
+        "file": "python_code.txt.gz",
+        "source": f"{_SOURCE}: Lib/**/*.py (the UTF-8 ones) in path order, "
+                  "cut at 8,000,000 bytes on a line",
+        "licence": _LICENCE,
+        "bytes": 7_999_999,
+        "sha256": "aeaccbb4a562b977489e39023c2e21ac079c16ea1764ef2754e2aaed804e2244",
+    },
+}
 
 SAMPLES: dict[str, str] = {
     "English": "The quick brown fox jumps over the lazy dog while the cat sleeps in the sun.",
@@ -84,40 +111,36 @@ HARD_STRINGS = [
 
 
 @functools.lru_cache(maxsize=None)
+def _read(name: str) -> bytes:
+    """The bytes of one packaged corpus, after checking its size and sha256."""
+    entry = MANIFEST[name]
+    data = gzip.decompress((resources.files(__package__) / "data" / entry["file"]).read_bytes())
+    digest = hashlib.sha256(data).hexdigest()
+    if len(data) != entry["bytes"] or digest != entry["sha256"]:
+        raise RuntimeError(f"corpus {name!r} is damaged: {len(data):,} bytes with sha256 "
+                           f"{digest}, expected {entry['bytes']:,} bytes with {entry['sha256']}; "
+                           "reinstall bpe-course")
+    return data
+
+
+@functools.lru_cache(maxsize=None)
 def prose() -> str:
-    """The pydoc help topics joined into one text (about 0.47 MB)."""
-    from pydoc_data.topics import topics
-    return "\n\n".join(topics[key] for key in sorted(topics))
-
-
-def _stdlib_files() -> list[Path]:
-    root = Path(sysconfig.get_paths()["stdlib"])
-    files = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames
-                             if d not in ("site-packages", "dist-packages", "__pycache__"))
-        files.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(".py"))
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+    """The pydoc help topics of CPython 3.11.7, sorted by key and joined into one text (466,273 bytes)."""
+    return _read("prose").decode("utf-8")
 
 
 @functools.lru_cache(maxsize=None)
 def python_code(max_bytes: int = 8_000_000) -> str:
-    """Standard-library Python sources, concatenated in path order, at most `max_bytes` of UTF-8."""
-    parts, size = [], 0
-    for path in _stdlib_files():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue                     # a few test files are deliberately not UTF-8
-        data = text.encode("utf-8", "surrogatepass")
-        if size + len(data) > max_bytes:
-            cut = data[: max_bytes - size]
-            cut = cut[: cut.rfind(b"\n") + 1]       # end on a whole line
-            parts.append(cut.decode("utf-8", "ignore"))
-            break
-        parts.append(text)
-        size += len(data)
-    return "".join(parts)
+    """CPython 3.11.7's standard-library sources, in path order, at most `max_bytes` of UTF-8.
+
+    The text is cut on a line boundary; 8,000,000 (the default) gives all of it.
+    """
+    if not isinstance(max_bytes, int) or max_bytes < 0:
+        raise ValueError(f"max_bytes must be a non-negative int, not {max_bytes!r}")
+    data = _read("python_code")[:max_bytes]
+    if len(data) < MANIFEST["python_code"]["bytes"]:
+        data = data[: data.rfind(b"\n") + 1]              # end on a whole line
+    return data.decode("utf-8")
 
 
 def load_text(path: str | os.PathLike, max_bytes: int | None = None) -> str:

@@ -1,5 +1,6 @@
 """Seeing tokens: coloured token views (as in the tiktokenizer web app) and merge trees.
 
+`pieces(tokenizer, text)` is the one-line version for tables: `Hello|␣world|!↵`.
 `show_tokens(tokenizer, text)` returns an object that Jupyter displays as
 coloured HTML and that prints as plain text with `|` between tokens, so it
 also works in a terminal and in stored notebook outputs. It accepts the
@@ -34,6 +35,18 @@ def token_bytes(tokenizer, ids: list[int]) -> list[bytes]:
     if hasattr(tokenizer, "decode_single_token_bytes"):      # tiktoken
         return [tokenizer.decode_single_token_bytes(i) for i in ids]
     return [tokenizer.decode_bytes([i]) for i in ids]
+
+
+def pieces(tokenizer, text: str) -> str:
+    """The ordinary tokens of `text` joined by "|", spaces shown as ␣ and newlines as ↵.
+
+    >>> from bpe_course import get_encoding
+    >>> pieces(get_encoding("cl100k_base"), "Hello world!\\n")
+    'Hello|␣world|!↵'
+    """
+    parts = token_bytes(tokenizer, tokenizer.encode_ordinary(text))
+    texts = [p.decode("utf-8", errors="replace") for p in parts]
+    return "|".join(texts).replace(" ", "␣").replace("\n", "↵")
 
 
 def encode_any(tokenizer, text: str) -> list[int]:

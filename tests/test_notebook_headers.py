@@ -14,7 +14,7 @@ NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")
 MACHINE_PATH = re.compile(r"(/work/|/root/|/home/\w+/|/tmp/\w+|/Users/\w+|[A-Z]:\\\\Users)")
 CHAPTERS = ["01_unicode_and_bytes", "02_naive_bpe", "03_encode_decode",
             "04_regex_pretokenization", "05_special_tokens_and_files", "06_gpt4_compatibility",
-            "07_fast_training", "08_tokenization_in_practice"]
+            "07_fast_training", "08_tokenization_in_practice", "08b_what_the_model_sees"]
 
 
 def ids(paths):
@@ -54,6 +54,6 @@ def test_stored_notebooks_were_executed(path):
     assert not unexecuted, f"cells {unexecuted} were never run: use `make notebooks`"
 
 
-def test_all_eight_chapters_exist():
+def test_every_chapter_exists():
     missing = [c for c in CHAPTERS if not (ROOT / "notebooks" / f"{c}.ipynb").exists()]
     assert not missing, f"missing chapters: {missing}"

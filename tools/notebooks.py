@@ -137,15 +137,51 @@ def run(paths: list[Path], timeout: int = 600) -> None:
     from nbclient import NotebookClient
     os.environ.setdefault("PYTHONHASHSEED", "0")
     for path in paths:
-        print(f"running {path.relative_to(ROOT)}", flush=True)
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        print(f"running {shown}", flush=True)
         nb = nbformat.read(path, as_version=4)
         tag_markers(nb)
         NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
         drop_widget_views(nb)
+        # the kernel records its exact Python version; keep the file the same on every Python
+        nb.metadata.get("language_info", {}).pop("version", None)
         for cell in nb.cells:                      # keep diffs small and stable
             cell.metadata.pop("execution", None)
+            if cell.cell_type == "code":
+                cell.outputs = stable_outputs(cell.outputs)
         nbformat.write(nb, path)
+
+
+def stable_outputs(outputs: list) -> list:
+    """The same outputs, written the same way whichever Python and library versions ran them.
+
+    Consecutive pieces of one stream (how the kernel cut them depends on timing) are joined,
+    and PNG images lose their text chunks (matplotlib writes its version number there).
+    """
+    merged: list = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged
+                and merged[-1].get("output_type") == "stream" and merged[-1].name == out.name):
+            merged[-1].text += out.text
+            continue
+        data = out.get("data", {})
+        if "image/png" in data:
+            data["image/png"] = _png_without_text(data["image/png"])
+        merged.append(out)
+    return merged
+
+
+def _png_without_text(b64: str) -> str:
+    import base64
+    raw = base64.b64decode(b64)
+    kept, pos = [raw[:8]], 8                       # the signature, then chunks
+    while pos < len(raw):
+        length = int.from_bytes(raw[pos:pos + 4], "big")
+        if raw[pos + 4:pos + 8] not in (b"tEXt", b"iTXt", b"zTXt"):
+            kept.append(raw[pos:pos + 12 + length])
+        pos += 12 + length
+    return base64.b64encode(b"".join(kept)).decode("ascii") + ("\n" if b64.endswith("\n") else "")
 
 
 def main(argv: list[str]) -> int:
