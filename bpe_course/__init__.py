@@ -12,9 +12,12 @@ teach them; each module imports only modules above it in this list:
 - `patterns` (04): the split patterns of GPT-2, GPT-4 and GPT-4o
 - `special` (05): cutting special tokens out of text, the `allowed_special` modes
 - `pretokenize` (04, 07): splitting text into pre-tokens, and counting them fast
+- `streaming` (05): encoding a stream of any size in bounded memory
+  (`encode_iterable`): hold back the tail that could still change
 - `regex_tokenizer` (04, 05): `RegexTokenizer`, BPE inside regex chunks, with
-  special tokens
+  special tokens; `from_vocab_merges` for any vocabulary and its own ids
 - `files` (05): `load` a model file, export to tiktoken
+- `hf_files` (05): Hugging Face's `vocab.json` + `merges.txt` and `tokenizer.json`
 - `encodings` (06): OpenAI's encodings offline (`get_encoding`), GPT-2 to GPT-4o
 - `tiktoken_api` (06): the rest of tiktoken's `Encoding` interface, as a mixin
 - `gpt4` (06): `OpenAITokenizer` (alias `GPT4Tokenizer`), exact parity with
