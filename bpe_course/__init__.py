@@ -41,6 +41,7 @@ from .basic import BasicTokenizer
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .files import load, save_tiktoken, to_tiktoken
+from .hf_files import load_tokenizer_json, load_vocab_merges, save_tokenizer_json, save_vocab_merges
 from .encodings import get_encoding
 from .gpt4 import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .train_fast import train_bpe
@@ -52,7 +53,8 @@ _seed_tiktoken_cache()          # plain tiktoken.get_encoding(...) now works off
 __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
     "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN",
-    "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "get_encoding",
+    "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
+    "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json", "get_encoding",
     "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "show_tokens", "compare_tokens",
     "merge_tree", "train_bpe",
 ]
