@@ -37,37 +37,72 @@ True
 
 from __future__ import annotations
 
-import re
+import functools
 from typing import Iterable, Iterator
+
+import regex
 
 from .pretokenize import RULES
 from .special import check_disallowed, resolve_allowed, resolve_disallowed, special_pattern
 from .text import check_text
 
-# A space between two ASCII letters: "the| cat". Checked for the three GPT patterns
-# by tests/test_streaming.py, as the line cuts of RULES are by tests/test_pretokenize*.
-WORD_CUT = re.compile(r"(?<=[A-Za-z])(?= [A-Za-z])")
+# A space between two ASCII letters, cut before the space: "the| cat". Checked for the
+# three GPT patterns by tests/test_streaming.py, as the line cuts of RULES are by the
+# pretokenize tests. (No lookbehind: searching backwards, that would be slow.)
+WORD_CUT = r"[A-Za-z] [A-Za-z]"
+# Text is handled in blocks of about this many characters: few enough to keep
+# memory small, enough to make the work per block (a regex search, a call to
+# encode_ordinary) negligible beside the encoding itself.
+BLOCK = 16_384
+
+
+@functools.lru_cache(maxsize=16)
+def cut_patterns(pattern: str) -> list[tuple[regex.Pattern, int]]:
+    """The safe cuts of a split pattern: (backward search, where the cut is after the
+    start of a match). The line cut of RULES matches one newline."""
+    rules = RULES.get(pattern)
+    if rules is None:
+        return []
+    return [(regex.compile(rules.cut, regex.REVERSE), int(rules.newline_before_cut)),
+            (regex.compile(WORD_CUT, regex.REVERSE), 1)]
 
 
 def last_safe_cut(text: str, start: int, end: int, pattern: str) -> int:
     """The last safe cut in `text[start:end]` for the split `pattern`, or `start` if none.
 
     Only `text[:end]` is looked at: the cuts' lookaheads never see past `end`.
+    The search runs backwards from `end` (`regex.REVERSE`), so it stops at
+    the last cut instead of finding every one.
 
     >>> from bpe_course.patterns import GPT4_SPLIT_PATTERN
     >>> text = "one two\\nthree fo"
     >>> text[:last_safe_cut(text, 0, len(text), GPT4_SPLIT_PATTERN)]
     'one two\\nthree'
     """
-    rules = RULES.get(pattern)
-    if rules is None or end <= start:
-        return start
     best = start
-    for m in rules.cut_str.finditer(text, start, end):
-        best = m.end() if rules.newline_before_cut else m.start()
-    for m in WORD_CUT.finditer(text, start, end):
-        best = max(best, m.start())
+    if end > start:
+        for cut, shift in cut_patterns(pattern):
+            m = cut.search(text, start, end)
+            if m:
+                best = max(best, m.start() + shift)
     return best
+
+
+def blocks(chunks: Iterable[str]) -> Iterator[str]:
+    """The text of `chunks`, joined or cut into blocks of about BLOCK characters."""
+    pending: list[str] = []
+    size = 0
+    for chunk in chunks:
+        check_text(chunk)
+        for i in range(0, len(chunk), BLOCK):
+            piece = chunk[i:i + BLOCK] if len(chunk) > BLOCK else chunk
+            pending.append(piece)
+            size += len(piece)
+            if size >= BLOCK:
+                yield "".join(pending)
+                pending, size = [], 0
+    if pending:
+        yield "".join(pending)
 
 
 def encode_stream(tok, chunks: Iterable[str], allowed_special="none_raise",
@@ -87,10 +122,8 @@ def encode_stream(tok, chunks: Iterable[str], allowed_special="none_raise",
     # The last `hold` characters already encoded, to see a disallowed special token
     # that began in them; `offset` is where `context` starts in the whole text.
     context, offset = "", 0
-    for chunk in chunks:
-        buf += check_text(chunk)
-        if not chunk:
-            continue
+    for block in blocks(chunks):
+        buf += block
         if disallowed:
             check_disallowed(context + buf, disallowed, offset)
         settled = len(buf) - hold
