@@ -51,9 +51,10 @@ from .text import check_text
 # pretokenize tests. (No lookbehind: searching backwards, that would be slow.)
 WORD_CUT = r"[A-Za-z] [A-Za-z]"
 # Text is handled in blocks of about this many characters: few enough to keep
-# memory small, enough to make the work per block (a regex search, a call to
-# encode_ordinary) negligible beside the encoding itself.
-BLOCK = 16_384
+# memory small (encoding a block briefly takes about 80 bytes per character),
+# enough to make the work per block (a regex search, a call to encode_ordinary)
+# negligible beside the encoding itself.
+BLOCK = 2048
 
 
 @functools.lru_cache(maxsize=16)

@@ -61,7 +61,7 @@ def test_every_character_boundary_is_a_seam(name, monkeypatch):
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), name=st.sampled_from(list(PATTERNS)), mode=st.sampled_from(MODES),
-       block=st.sampled_from([1, 2, 3, 5, 8, 13, 64, 16_384]),
+       block=st.sampled_from([1, 2, 3, 5, 8, 13, 64, 2048]),
        pieces=st.lists(st.one_of(st.sampled_from(STRINGS), st.text(max_size=12)), max_size=6))
 def test_random_chunkings_of_the_course_strings(data, name, mode, block, pieces):
     text = "".join(pieces)
@@ -70,7 +70,7 @@ def test_random_chunkings_of_the_course_strings(data, name, mode, block, pieces)
     try:
         assert same_as_encode(tokenizer(name), chunked(text, cuts), mode)
     finally:
-        streaming.BLOCK = 16_384
+        streaming.BLOCK = 2048
 
 
 # Text made of what the split patterns care about: letters of both cases, apostrophes,
@@ -132,27 +132,40 @@ def test_pieces_must_be_text():
         list(tok.encode_iterable([b"bytes"]))
 
 
-def generated_stream(total_chars: int, seed: int = 0):
-    """Lines of the prose corpus in a random order, with a special token now and then."""
+def generated_stream(total_chars: int, seed: int = 0, on_char=None):
+    """Lines of the prose corpus in a random order, with a special token now and then.
+
+    `on_char = (n, f)` calls `f()` once `n` characters have been produced."""
     lines = corpora.prose().splitlines(keepends=True)
     rng = random.Random(seed)
     produced = 0
     while produced < total_chars:
         line = EOT if rng.random() < 0.01 else rng.choice(lines)
         produced += len(line)
+        if on_char and produced >= on_char[0]:
+            on_char[1]()
+            on_char = None
         yield line
 
 
 def test_a_20_mb_stream_encodes_in_bounded_memory():
+    """20 MB of text go through `encode_iterable`; tracemalloc watches the last megabyte.
+
+    Tracing every allocation makes encoding about ten times slower, so only
+    the end of the stream is traced: an encoder that kept its input, or
+    anything growing with it, would grow by at least that megabyte there.
+    (The peak over a whole stream is measured in the issue's closing note.)
+    """
     tok = tokenizer("gpt4")
     for _ in tok.encode_iterable(generated_stream(2_000_000, seed=1), "all"):
         pass                                # the chunk cache fills up before we measure
-    tracemalloc.start()
+    baseline = []
+    start = lambda: (tracemalloc.start(), baseline.append(tracemalloc.get_traced_memory()[0]))
     try:
-        baseline = tracemalloc.get_traced_memory()[0]
-        count = sum(1 for _ in tok.encode_iterable(generated_stream(20_000_000), "all"))
-        peak = tracemalloc.get_traced_memory()[1] - baseline
+        stream = generated_stream(20_000_000, on_char=(19_000_000, start))
+        count = sum(1 for _ in tok.encode_iterable(stream, "all"))
+        peak = tracemalloc.get_traced_memory()[1] - baseline[0]
     finally:
         tracemalloc.stop()
     assert count > 4_000_000                # 20 MB of text were encoded ...
-    assert peak < 1_000_000, f"peak {peak:,} bytes above the baseline"    # ... in under 1 MB
+    assert peak < 500_000, f"peak {peak:,} bytes above the baseline"   # ... in a few blocks
