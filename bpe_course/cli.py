@@ -121,7 +121,7 @@ def cli_encode(argv: list[str]) -> int:
 
 # -- streaming a file to ids (encode --input FILE --output OUT) ------------------
 
-READ_CHARS = 1 << 20            # characters read from the input at a time
+READ_CHARS = 1 << 16            # characters read from the input at a time
 IDS_PER_WRITE = 8192            # ids buffered before each write
 
 
