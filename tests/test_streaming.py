@@ -119,6 +119,26 @@ def test_a_disallowed_special_token_raises_with_its_position_in_the_whole_text(m
         list(tok.encode_iterable(["x <|en", "d|>"], allowed_special={EOT}))
 
 
+def test_disallowed_special_means_what_it_means_in_encode(monkeypatch):
+    monkeypatch.setattr(streaming, "BLOCK", 1)
+    tok = tokenizer("gpt4")
+    parts = ["a <|end", "oftext|> b <|en", "d|>"]
+    for disallowed in [(), {"<|end|>"}, "all"]:
+        assert same_as_encode_with(tok, parts, "none_raise", disallowed)
+        assert same_as_encode_with(tok, parts, {EOT}, disallowed)
+
+
+def same_as_encode_with(tok, parts, allowed, disallowed) -> bool:
+    text = "".join(parts)
+    try:
+        expected = tok.encode(text, allowed, disallowed)
+    except ValueError:
+        with pytest.raises(ValueError, match="special token"):
+            list(tok.encode_iterable(parts, allowed, disallowed))
+        return True
+    return list(tok.encode_iterable(parts, allowed, disallowed)) == expected
+
+
 def test_ids_come_lazily_from_an_endless_stream():
     tok = tokenizer("gpt4")
     endless = itertools.repeat("hello world, ")
