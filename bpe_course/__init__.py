@@ -12,9 +12,12 @@ teach them; each module imports only modules above it in this list:
 - `patterns` (04): the split patterns of GPT-2, GPT-4 and GPT-4o
 - `special` (05): cutting special tokens out of text, the `allowed_special` modes
 - `pretokenize` (04, 07): splitting text into pre-tokens, and counting them fast
+- `streaming` (05): encoding a stream of any size in bounded memory
+  (`encode_iterable`): hold back the tail that could still change
 - `regex_tokenizer` (04, 05): `RegexTokenizer`, BPE inside regex chunks, with
-  special tokens
+  special tokens; `from_vocab_merges` for any vocabulary and its own ids
 - `files` (05): `load` a model file, export to tiktoken
+- `hf_files` (05): Hugging Face's `vocab.json` + `merges.txt` and `tokenizer.json`
 - `encodings` (06): OpenAI's encodings offline (`get_encoding`), GPT-2 to GPT-4o
 - `tiktoken_api` (06): the rest of tiktoken's `Encoding` interface, as a mixin
 - `gpt4` (06): `OpenAITokenizer` (alias `GPT4Tokenizer`), exact parity with
@@ -40,6 +43,7 @@ from .basic import BasicTokenizer
 from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
 from .files import load, save_tiktoken, to_tiktoken
+from .hf_files import load_tokenizer_json, load_vocab_merges, save_tokenizer_json, save_vocab_merges
 from .encodings import get_encoding
 from .gpt4 import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .train_fast import train_bpe
@@ -52,7 +56,8 @@ _seed_tiktoken_cache()          # plain tiktoken.get_encoding(...) now works off
 __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
     "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN",
-    "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "get_encoding",
+    "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
+    "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json", "get_encoding",
     "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "show_tokens", "compare_tokens",
     "merge_tree", "token_explorer", "train_bpe",
 ]

@@ -13,6 +13,13 @@ learned earlier, from more frequent pairs.
 
 Subclasses decide how text is cut before merging (`BasicTokenizer`: not at
 all; `RegexTokenizer`: by a split pattern) and how the model is trained.
+
+Ids and ranks. The course's trainers, GPT-2 and tiktoken hand out ids in
+merge order, so comparing ids compares ranks. A vocabulary numbered by
+someone else (`RegexTokenizer.from_vocab_merges`, Hugging Face files) may give
+its tokens any ids. Then `ids_are_ranks` is False, `merges` lists the merges
+in the order they were learned (dict order), and `encode_chunk` runs BPE on
+ranks and translates them to the vocabulary's ids at the end.
 """
 
 from __future__ import annotations
@@ -33,6 +40,10 @@ NO_MERGE = float("inf")
 class Tokenizer:
     """Base class: holds merges and special tokens, encodes chunks, decodes ids."""
 
+    # Class defaults, so that a subclass which forgets super().__init__() still works.
+    ids_are_ranks = True                # a merge's id is its rank (see the module docstring)
+    _by_rank = None                     # (tokenizer on ranks, id of each rank) otherwise
+
     def __init__(self) -> None:
         self.merges: dict[tuple[int, int], int] = {}
         self.pattern: str | None = None
@@ -41,15 +52,35 @@ class Tokenizer:
         self.vocab: dict[int, bytes] = self._build_vocab()
 
     # -- vocabulary -------------------------------------------------------
+    def merge_items(self) -> list[tuple[tuple[int, int], int]]:
+        """The merges in the order they were learned: `((left id, right id), new id)`."""
+        if self.ids_are_ranks:
+            return sorted(self.merges.items(), key=lambda item: item[1])
+        return list(self.merges.items())
+
     def _build_vocab(self) -> dict[int, bytes]:
         """A new vocab dict built from the byte ids, the merges (in rank order) and the special
         tokens; it returns the dict (assign it: `self.vocab = self._build_vocab()`)."""
         vocab = {idx: bytes([b]) for b, idx in enumerate(self.byte_ids)}
-        for (a, b), idx in sorted(self.merges.items(), key=lambda item: item[1]):
+        merges = self.merge_items()
+        for (a, b), idx in merges:
             vocab[idx] = vocab[a] + vocab[b]
         for token, idx in self.special_tokens.items():
             vocab[idx] = token.encode("utf-8")
+        self._by_rank = None if self.ids_are_ranks else self._rank_tokenizer(merges)
         return vocab
+
+    def _rank_tokenizer(self, merges) -> tuple["Tokenizer", list[int]]:
+        """The same merges numbered by rank (bytes 0..255, merge k is 256 + k), and the
+        vocabulary's id of every rank: BPE runs on ranks, the ids are only labels."""
+        ids_of_rank = list(self.byte_ids)
+        rank_of = {idx: r for r, idx in enumerate(ids_of_rank)}
+        on_ranks = Tokenizer()
+        for (a, b), idx in merges:
+            rank_of[idx] = len(ids_of_rank)
+            on_ranks.merges[rank_of[a], rank_of[b]] = len(ids_of_rank)
+            ids_of_rank.append(idx)
+        return on_ranks, ids_of_rank
 
     @property
     def inverse_special_tokens(self) -> dict[int, str]:
@@ -69,6 +100,9 @@ class Tokenizer:
         GPT-4); picking the best available pair costs one pass per merge
         that actually applies, a handful for a typical word.
         """
+        if self._by_rank is not None:           # ids are not ranks: merge ranks, then translate
+            on_ranks, ids_of_rank = self._by_rank
+            return [ids_of_rank[r] for r in on_ranks.encode_chunk(data)]
         ids = [self.byte_ids[b] for b in data]
         if len(ids) <= _SHORT_CHUNK:
             return self._merge_short(ids)

@@ -5,6 +5,8 @@ Commands (each has --help):
 - `train CORPUS --vocab-size N [--special-token T ...] -o PREFIX`: train a tokenizer
 - `encode --model PREFIX.model TEXT [--json]`: the ids and pieces of TEXT (coloured on a
   terminal; one `id<TAB>"piece"` line per token when piped; one JSON object with --json)
+- `encode --model MODEL --input FILE --output OUT`: stream a file of any size to ids,
+  in `OUT.npy` (uint16 when the vocabulary fits, else uint32) or a text file of ids
 - `grade PATH... [--json REPORT]`: grade worksheets (for instructors)
 - `exercises`: regenerate exercises/ from solutions/ (for maintainers)
 
@@ -15,6 +17,7 @@ Bad input stops a command before any long work with one line on stderr,
 from __future__ import annotations
 
 import argparse
+import array
 import importlib
 import json
 import os
@@ -181,29 +184,37 @@ def cli_train(argv: list[str]) -> int:
 
 
 def cli_encode(argv: list[str]) -> int:
-    """`python -m bpe_course encode --model PREFIX.model TEXT [--json | --no-colour]`."""
+    """`python -m bpe_course encode --model M TEXT [--json | --no-colour]`, or `--input/--output`."""
     parser = Parser(
         prog="python -m bpe_course encode",
         description="Encode TEXT with a saved tokenizer. On a terminal: the ids, the coloured "
                     "pieces and a count. Piped (or --no-colour): one line per token, its id, a "
                     "tab and the piece as a JSON string (bytes that are not UTF-8 appear as "
-                    "\\udc80..\\udcff), the count on stderr. --json: one JSON object.")
-    parser.add_argument("--model", required=True, help="a .model file written by save/train")
-    parser.add_argument("text", help="the text to encode (special tokens are allowed)")
+                    "\\udc80..\\udcff), the count on stderr. --json: one JSON object. "
+                    "With --input FILE --output OUT: stream a file of any size to ids.")
+    parser.add_argument("--model", required=True,
+                        help="a .model file written by save/train, or a tokenizer.json")
+    parser.add_argument("text", nargs="?", help="the text to encode (special tokens are allowed)")
     parser.add_argument("--no-colour", action="store_true",
                         help="one token per line, as when piped, even on a terminal")
     parser.add_argument("--json", action="store_true",
                         help='print {"ids": [...], "pieces": [...], "characters": n}')
+    parser.add_argument("--input", metavar="FILE", help="a UTF-8 text file to encode, streamed")
+    parser.add_argument("--output", metavar="OUT",
+                        help="where --input's ids go: OUT.npy (uint16/uint32) or a text file")
     args = parser.parse_args(argv)
-    from .files import load
+    if (args.input is None) != (args.output is None) or (args.input is None) == (args.text is None):
+        parser.error("give either TEXT, or both --input FILE and --output OUT")
     from .viz import encode_any, token_bytes
     problem = model_problem(args.model)
     if problem:
         return fail(problem)
     try:
-        tok = load(args.model)
+        tok = load_model(args.model)
     except (OSError, ValueError) as e:
         return fail(f"--model {e}" if str(e).startswith(args.model) else f"--model {args.model}: {e}")
+    if args.input is not None:
+        return encode_file(tok, Path(args.input), Path(args.output))
     ids = encode_any(tok, args.text)
     pieces = token_bytes(tok, ids)
     summary = f"{len(ids)} tokens, {len(args.text)} characters"
@@ -218,6 +229,88 @@ def cli_encode(argv: list[str]) -> int:
         for idx, piece in zip(ids, pieces):
             print(f"{idx}\t{to_json(piece)}")
         print(summary, file=sys.stderr)
+    return 0
+
+
+# -- streaming a file to ids (encode --input FILE --output OUT) ------------------
+
+READ_CHARS = 1 << 16            # characters read from the input at a time
+IDS_PER_WRITE = 8192            # ids buffered before each write
+
+
+def load_model(path: str):
+    """A saved tokenizer: a `.model` file, or Hugging Face's `tokenizer.json`."""
+    if str(path).endswith(".json"):
+        from .hf_files import load_tokenizer_json
+        return load_tokenizer_json(path)
+    from .files import load
+    return load(path)
+
+
+def npy_header(dtype: str, count: int) -> bytes:
+    """A .npy (version 1.0) header for `count` values of `dtype`, always 128 bytes long,
+    so that it can be written first with a guess and rewritten once the count is known."""
+    text = f"{{'descr': '{dtype}', 'fortran_order': False, 'shape': ({count},), }}"
+    return b"\x93NUMPY\x01\x00" + (118).to_bytes(2, "little") + text.ljust(117).encode() + b"\n"
+
+
+def id_writer(out, binary: str | None):
+    """A function writing a list of ids to `out`: raw little-endian values or text lines."""
+    if binary is None:
+        def write(ids):
+            for k in range(0, len(ids), 32):
+                out.write((" ".join(map(str, ids[k:k + 32])) + "\n").encode("ascii"))
+        return write
+
+    def write(ids):
+        values = array.array(binary, ids)
+        if sys.byteorder == "big":
+            values.byteswap()
+        out.write(values.tobytes())
+    return write
+
+
+def encode_file(tok, source: Path, target: Path) -> int:
+    """Stream `source` through `tok.encode_iterable` into `target`; special tokens allowed."""
+    from .chunks import ProgressBar
+    if not hasattr(tok, "encode_iterable"):
+        print("error: streaming needs a split pattern, and this model has none "
+              "(a BasicTokenizer encodes the whole text at once)", file=sys.stderr)
+        return 2
+    npy = target.suffix == ".npy"
+    small = max(tok.vocab) < 1 << 16
+    dtype, code = ("<u2", "H") if small else ("<u4", "I")
+    count = 0
+    try:
+        size = source.stat().st_size
+        with open(source, encoding="utf-8", newline="") as f, open(target, "wb") as out, \
+                ProgressBar(total=size, unit="B", unit_scale=True, desc="encoding",
+                            disable=not sys.stderr.isatty()) as bar:
+            def pieces():
+                for piece in iter(lambda: f.read(READ_CHARS), ""):
+                    bar.update(len(piece.encode("utf-8", "surrogatepass")))
+                    yield piece
+            if npy:
+                out.write(npy_header(dtype, 0))
+            write, batch = id_writer(out, code if npy else None), []
+            for idx in tok.encode_iterable(pieces(), allowed_special="all"):
+                batch.append(idx)
+                if len(batch) == IDS_PER_WRITE:
+                    write(batch)
+                    count += len(batch)
+                    batch = []
+            write(batch)
+            count += len(batch)
+            if npy:
+                out.seek(0)
+                out.write(npy_header(dtype, count))
+    except (OSError, ValueError) as e:      # UnicodeDecodeError is a ValueError
+        target.unlink(missing_ok=True)
+        print(f"error: {source}: {e}", file=sys.stderr)
+        return 2
+    kind = ("uint16" if small else "uint32") + " .npy" if npy else "text"
+    print(f"encoded {source} ({size / 1e6:.2f} MB) into {count:,} tokens "
+          f"({size / max(count, 1):.2f} bytes per token); wrote {target} ({kind})")
     return 0
 
 

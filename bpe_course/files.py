@@ -36,6 +36,10 @@ WHOLE_TEXT_PATTERN = r"[\s\S]+"
 
 def mergeable_ranks(tok) -> dict[bytes, int]:
     """tiktoken's view of a tokenizer: token bytes -> id, for bytes and merges."""
+    if not getattr(tok, "ids_are_ranks", True):
+        raise ValueError("tiktoken ranks tokens by their ids, and this tokenizer's ids are "
+                         "not in merge order (see Tokenizer.ids_are_ranks); save it with "
+                         "save_vocab_merges or save_tokenizer_json instead")
     ranks = {}
     for idx, token in tok.vocab.items():
         if idx in tok.inverse_special_tokens:

@@ -11,10 +11,12 @@
       "<|endoftext|>" 100257
       merges 2
       32 116 256                                (left id, right id, new id)
-      256 104 257
+      256 104 257                               (in the order learned)
 
   A tokenizer whose single bytes do not have ids 0..255 (GPT-4's) also has a
-  `byte_ids` line with the 256 ids after `pattern`.
+  `byte_ids` line with the 256 ids after `pattern`. Merges whose new ids do
+  not increase down the file (a vocabulary numbered by someone else) are
+  ranked by their place in the file, not by their ids.
 - `name.vocab`, to read: one line per token, showing how it was merged:
   `[ t][h] -> [ th] 257`.
 
@@ -66,7 +68,7 @@ def model_lines(tok) -> list[str]:
     lines.append(f"special_tokens {len(tok.special_tokens)}")
     for token, idx in sorted(tok.special_tokens.items(), key=lambda item: item[1]):
         lines.append(f"{json.dumps(token)} {idx}")
-    merges = sorted(tok.merges.items(), key=lambda item: item[1])
+    merges = tok.merge_items()
     lines.append(f"merges {len(merges)}")
     lines.extend(f"{a} {b} {idx}" for (a, b), idx in merges)
     return lines
@@ -77,7 +79,7 @@ def vocab_lines(tok) -> list[str]:
     lines = [f"# {len(vocab)} tokens. Bytes: [token] id. Merges: [left][right] -> [token] id"]
     for b, idx in enumerate(tok.byte_ids):
         lines.append(f"[{render_token(bytes([b]))}] {idx}")
-    for (a, b), idx in sorted(tok.merges.items(), key=lambda item: item[1]):
+    for (a, b), idx in tok.merge_items():
         lines.append(f"[{render_token(vocab[a])}][{render_token(vocab[b])}] -> "
                      f"[{render_token(vocab[idx])}] {idx}")
     for token, idx in sorted(tok.special_tokens.items(), key=lambda item: item[1]):
@@ -192,8 +194,9 @@ def read_model(model_file: str | os.PathLike) -> dict:
     if any(line.strip() for line in lines.lines[lines.i:]):
         lines.i += 1
         raise lines.error("unexpected text after the last merge")
-    return {"pattern": pattern, "byte_ids": byte_ids,
-            "special_tokens": special_tokens, "merges": merges}
+    new_ids = list(merges.values())
+    return {"pattern": pattern, "byte_ids": byte_ids, "special_tokens": special_tokens,
+            "merges": merges, "ids_are_ranks": new_ids == sorted(new_ids)}
 
 
 def load_model_into(tok, model_file: str | os.PathLike) -> None:
@@ -210,6 +213,7 @@ def load_model_into(tok, model_file: str | os.PathLike) -> None:
         raise ValueError(f"{model_file} has special tokens; load it with RegexTokenizer")
     tok.pattern = state["pattern"]
     tok.byte_ids = state["byte_ids"]
+    tok.ids_are_ranks = state["ids_are_ranks"]
     tok.merges = state["merges"]
     tok.special_tokens = state["special_tokens"]
     tok.vocab = tok._build_vocab()

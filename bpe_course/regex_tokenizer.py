@@ -8,6 +8,8 @@ can never become one token "dog.".
 It also adds special tokens (`register_special_tokens`, `encode(...,
 allowed_special=...)`, see `special`) and speed for real text: a chunk such
 as " the" always encodes to the same ids, so results are cached per chunk.
+`from_vocab_merges` builds one from any byte-level BPE vocabulary, whatever
+its ids, and `encode_iterable` encodes a stream of any size (see `streaming`).
 
 >>> tok = RegexTokenizer()
 >>> tok.train("hello hello world!!! hello", 256 + 4)  # ties: greater bytes win
@@ -30,6 +32,7 @@ from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
 from .pretokenize import split_pretokens
 from .special import check_disallowed, resolve_allowed, resolve_disallowed, split_special
+from .streaming import encode_stream
 
 # The cache maps a chunk to its ids. Past this many entries it is cleared, so
 # text made of endless distinct chunks cannot eat all memory.
@@ -63,6 +66,7 @@ class RegexTokenizer(Tokenizer):
         chunks = [list(c.encode("utf-8")) for c in
                   self.compiled_pattern.findall(fix_surrogates(text))]
         self.merges = {}
+        self.byte_ids, self.ids_are_ranks = list(range(256)), True
         self.vocab = self._build_vocab()
         for idx in range(256, vocab_size):
             stats: dict[tuple[int, int], int] = {}
@@ -111,6 +115,34 @@ class RegexTokenizer(Tokenizer):
             special_tokens = {t: 256 + len(merges) + k for k, t in enumerate(special_tokens)}
         tok.vocab = tok._build_vocab()
         tok.register_special_tokens(special_tokens)
+        return tok
+
+    @classmethod
+    def from_vocab_merges(cls, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
+                          special_tokens=None, pattern: str | None = None) -> "RegexTokenizer":
+        """A tokenizer from any byte-level BPE vocabulary, with the vocabulary's own ids.
+
+        `vocab` maps ids to bytes: the 256 single bytes, the result of every
+        merge, and perhaps special tokens. `merges` lists `(left bytes, right
+        bytes)` in the order they were learned: that order is their rank,
+        whatever their ids. Each special token (a list of str) gets its id in
+        `vocab`, or, when missing, the next id after the largest. Inconsistent
+        input raises ValueError saying what is wrong.
+
+        >>> vocab = {0: b"<|eot|>", **{1 + b: bytes([b]) for b in range(256)},
+        ...          300: b"lo", 299: b"llo"}          # any ids, merges in learned order
+        >>> tok = RegexTokenizer.from_vocab_merges(vocab, [(b"l", b"o"), (b"l", b"lo")],
+        ...                                        ["<|eot|>", "<|pad|>"])
+        >>> tok.encode("hello<|eot|><|pad|>", allowed_special="all")
+        [105, 102, 299, 0, 301]
+        """
+        byte_ids, pairs, specials = number_vocab(vocab, merges, special_tokens)
+        tok = cls(pattern)
+        tok.byte_ids, tok.merges, tok.special_tokens = byte_ids, pairs, specials
+        new_ids = list(pairs.values())
+        tok.ids_are_ranks = new_ids == sorted(new_ids)
+        tok.vocab = tok._build_vocab()
+        tok._reset_cache()
         return tok
 
     # -- special tokens --------------------------------------------------------
@@ -180,3 +212,66 @@ class RegexTokenizer(Tokenizer):
             else:
                 ids.extend(self.encode_ordinary(part))
         return ids
+
+    def encode_iterable(self, iterable, allowed_special="none_raise", disallowed_special="all"):
+        """Yield the ids of `encode("".join(iterable), allowed_special, disallowed_special)`
+        lazily.
+
+        `iterable` gives str pieces, for example an open text file: the file is
+        encoded in bounded memory, and the ids are those of the whole text even
+        where a piece ends inside a word or a special token (see `streaming`).
+        """
+        return encode_stream(self, iterable, allowed_special, disallowed_special)
+
+
+def number_vocab(vocab, merges, special_tokens):
+    """Check a vocabulary and its merges; return byte ids, merges as ids, special tokens."""
+    if not isinstance(vocab, dict):
+        raise TypeError(f"vocab must be a dict id -> bytes, got {type(vocab).__name__}")
+    id_of: dict[bytes, int] = {}
+    for idx, token in vocab.items():
+        if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
+            raise ValueError(f"vocab ids must be non-negative ints, got {idx!r}")
+        if not isinstance(token, (bytes, bytearray)) or not token:
+            raise ValueError(f"vocab[{idx}] must be non-empty bytes, got {token!r}")
+        if bytes(token) in id_of:
+            raise ValueError(f"ids {id_of[bytes(token)]} and {idx} are both {token!r}")
+        id_of[bytes(token)] = idx
+    singles = [bytes([b]) for b in range(256)]
+    missing = [t for t in singles if t not in id_of]
+    if missing:
+        raise ValueError(f"vocab lacks {len(missing)} of the 256 single bytes, such as "
+                         f"{missing[0]!r}: byte-level BPE needs every byte")
+    made, pairs = set(singles), {}
+    for k, merge in enumerate(merges):
+        if not (isinstance(merge, (tuple, list)) and len(merge) == 2
+                and all(isinstance(t, (bytes, bytearray)) for t in merge)):
+            raise ValueError(f"merge {k} must be a pair (left bytes, right bytes), got {merge!r}")
+        a, b = map(bytes, merge)
+        if a not in made or b not in made:
+            raise ValueError(f"merge {k}, ({a!r}, {b!r}), uses a token that no earlier "
+                             f"merge made (merges must be in the order they were learned)")
+        if a + b in made:
+            raise ValueError(f"merge {k}, ({a!r}, {b!r}), makes {a + b!r} a second time")
+        if a + b not in id_of:
+            raise ValueError(f"merge {k}, ({a!r}, {b!r}), makes {a + b!r}, which vocab lacks")
+        made.add(a + b)
+        pairs[id_of[a], id_of[b]] = id_of[a + b]
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str; write [{special_tokens!r}]")
+    specials: dict[str, int] = {}
+    next_id = max(vocab) + 1
+    for token in special_tokens or ():
+        if not isinstance(token, str) or not token or token in specials:
+            raise ValueError(f"special tokens must be distinct non-empty str, got {token!r}")
+        data = token.encode("utf-8")
+        if data in id_of and data not in made:
+            specials[token] = id_of[data]
+        else:
+            specials[token], next_id = next_id, next_id + 1
+    taken = set(specials.values())
+    for token, idx in id_of.items():
+        if token not in made and idx not in taken:
+            raise ValueError(f"vocab[{idx}] = {token!r} is not a byte, a merge's result or a "
+                             f"special token: pass it in special_tokens, or add its merge")
+    return [id_of[t] for t in singles], pairs, specials

@@ -120,15 +120,19 @@ def resolve_disallowed(disallowed_special, allowed_special, allowed: set[str],
     return disallowed
 
 
-def check_disallowed(text: str, disallowed) -> None:
-    """Raise ValueError naming the first disallowed special token found in `text`."""
+def check_disallowed(text: str, disallowed, offset: int = 0) -> None:
+    """Raise ValueError naming the first disallowed special token found in `text`.
+
+    `offset` is where `text` starts in the whole text (for a stream), so the
+    message gives the token's position in the whole text.
+    """
     pattern = special_pattern(disallowed)
     if pattern is None:
         return
     m = pattern.search(text)
     if m:
         raise ValueError(
-            f"text contains the special token {m.group()!r} at position {m.start()}, "
+            f"text contains the special token {m.group()!r} at position {offset + m.start()}, "
             f"which is not allowed. To encode it as a special token, pass "
             f"allowed_special={{{m.group()!r}}} (or 'all'); to encode it as ordinary "
             f"text, pass allowed_special='none'.")

@@ -19,8 +19,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "bpe_course"
 
 # The story, lowest first; keep it in step with the package docstring and the README.
 STORY = ["text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",
-         "regex_tokenizer", "files", "encodings", "tiktoken_api", "gpt4", "gpt2",
-         "tiktoken_cache", "chunks", "train_fast", "corpora",
+         "streaming", "regex_tokenizer", "files", "hf_files", "encodings", "tiktoken_api",
+         "gpt4", "gpt2", "tiktoken_cache", "chunks", "train_fast", "corpora",
          "viz", "explorer", "cli", "__main__"]
 MAX_LINES = 300
 
