@@ -17,7 +17,6 @@ Bad input stops a command before any long work with one line on stderr,
 from __future__ import annotations
 
 import argparse
-import array
 import importlib
 import json
 import os
@@ -25,6 +24,8 @@ import re
 import sys
 import time
 from pathlib import Path
+
+from .id_files import encode_file
 
 # command -> (module, function), imported only when the command is used.
 # The classroom's commands live in bpe_course.classroom, apart from the tokenizer story.
@@ -232,12 +233,6 @@ def cli_encode(argv: list[str]) -> int:
     return 0
 
 
-# -- streaming a file to ids (encode --input FILE --output OUT) ------------------
-
-READ_CHARS = 1 << 16            # characters read from the input at a time
-IDS_PER_WRITE = 8192            # ids buffered before each write
-
-
 def load_model(path: str):
     """A saved tokenizer: a `.model` file, or Hugging Face's `tokenizer.json`."""
     if str(path).endswith(".json"):
@@ -245,73 +240,6 @@ def load_model(path: str):
         return load_tokenizer_json(path)
     from .files import load
     return load(path)
-
-
-def npy_header(dtype: str, count: int) -> bytes:
-    """A .npy (version 1.0) header for `count` values of `dtype`, always 128 bytes long,
-    so that it can be written first with a guess and rewritten once the count is known."""
-    text = f"{{'descr': '{dtype}', 'fortran_order': False, 'shape': ({count},), }}"
-    return b"\x93NUMPY\x01\x00" + (118).to_bytes(2, "little") + text.ljust(117).encode() + b"\n"
-
-
-def id_writer(out, binary: str | None):
-    """A function writing a list of ids to `out`: raw little-endian values or text lines."""
-    if binary is None:
-        def write(ids):
-            for k in range(0, len(ids), 32):
-                out.write((" ".join(map(str, ids[k:k + 32])) + "\n").encode("ascii"))
-        return write
-
-    def write(ids):
-        values = array.array(binary, ids)
-        if sys.byteorder == "big":
-            values.byteswap()
-        out.write(values.tobytes())
-    return write
-
-
-def encode_file(tok, source: Path, target: Path) -> int:
-    """Stream `source` through `tok.encode_iterable` into `target`; special tokens allowed."""
-    from .chunks import ProgressBar
-    if not hasattr(tok, "encode_iterable"):
-        print("error: streaming needs a split pattern, and this model has none "
-              "(a BasicTokenizer encodes the whole text at once)", file=sys.stderr)
-        return 2
-    npy = target.suffix == ".npy"
-    small = max(tok.vocab) < 1 << 16
-    dtype, code = ("<u2", "H") if small else ("<u4", "I")
-    count = 0
-    try:
-        size = source.stat().st_size
-        with open(source, encoding="utf-8", newline="") as f, open(target, "wb") as out, \
-                ProgressBar(total=size, unit="B", unit_scale=True, desc="encoding",
-                            disable=not sys.stderr.isatty()) as bar:
-            def pieces():
-                for piece in iter(lambda: f.read(READ_CHARS), ""):
-                    bar.update(len(piece.encode("utf-8", "surrogatepass")))
-                    yield piece
-            if npy:
-                out.write(npy_header(dtype, 0))
-            write, batch = id_writer(out, code if npy else None), []
-            for idx in tok.encode_iterable(pieces(), allowed_special="all"):
-                batch.append(idx)
-                if len(batch) == IDS_PER_WRITE:
-                    write(batch)
-                    count += len(batch)
-                    batch = []
-            write(batch)
-            count += len(batch)
-            if npy:
-                out.seek(0)
-                out.write(npy_header(dtype, count))
-    except (OSError, ValueError) as e:      # UnicodeDecodeError is a ValueError
-        target.unlink(missing_ok=True)
-        print(f"error: {source}: {e}", file=sys.stderr)
-        return 2
-    kind = ("uint16" if small else "uint32") + " .npy" if npy else "text"
-    print(f"encoded {source} ({size / 1e6:.2f} MB) into {count:,} tokens "
-          f"({size / max(count, 1):.2f} bytes per token); wrote {target} ({kind})")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -243,11 +243,11 @@ def number_vocab(vocab, merges, special_tokens):
         raise ValueError(f"vocab lacks {len(missing)} of the 256 single bytes, such as "
                          f"{missing[0]!r}: byte-level BPE needs every byte")
     made, pairs = set(singles), {}
-    for k, merge in enumerate(merges):
-        if not (isinstance(merge, (tuple, list)) and len(merge) == 2
-                and all(isinstance(t, (bytes, bytearray)) for t in merge)):
-            raise ValueError(f"merge {k} must be a pair (left bytes, right bytes), got {merge!r}")
-        a, b = map(bytes, merge)
+    for k, pair in enumerate(merges):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2
+                and all(isinstance(t, (bytes, bytearray)) for t in pair)):
+            raise ValueError(f"merge {k} must be a pair (left bytes, right bytes), got {pair!r}")
+        a, b = map(bytes, pair)
         if a not in made or b not in made:
             raise ValueError(f"merge {k}, ({a!r}, {b!r}), uses a token that no earlier "
                              f"merge made (merges must be in the order they were learned)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import (EOT, HARD_TEXTS, REF, REGEX, TOKENIZER, calls, Case, Checker, code,
+from .common import (EOT, HARD_TEXTS, REF, REGEX, TOKENIZER, Case, Checker, code,
                      course_ref, Group, prose, random_texts)
 
 def first_ranks(encoding: str, n: int) -> tuple[dict, str]:
