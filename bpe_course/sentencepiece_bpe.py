@@ -44,6 +44,7 @@ from pathlib import Path
 
 from .spm_model import BPE, BYTE, CONTROL, MODEL_TYPES, NORMAL, UNKNOWN, UNUSED, USER_DEFINED
 from .spm_model import SpmModel, read_model
+from .text import check_text
 
 SPACE = "\u2581"        # ▁, SentencePiece's meta symbol for a space
 MISTRAL_V1 = "mistral_tokenizer.model.v1"
@@ -148,8 +149,7 @@ class SentencePieceBPE:
     # -- encoding ---------------------------------------------------------------------
     def normalize(self, text: str) -> str:
         """Step 1: the text as the model sees it (spaces as ▁, the dummy prefix)."""
-        if not isinstance(text, str):
-            raise TypeError(f"encode expects a str, got {type(text).__name__}")
+        check_text(text)
         if any("\ud800" <= c <= "\udfff" for c in text):
             raise ValueError("the text contains a lone surrogate, which is not a character "
                              "and has no UTF-8 form (the sentencepiece library refuses it too)")

@@ -159,7 +159,7 @@ def read_model(data: bytes) -> SpmModel:
     """Parse the bytes of a `.model` file. Raises ValueError if they are not one."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"read_model expects the file's bytes, got {type(data).__name__}")
-    pieces, trainer, normalizer, denormalizer = [], b"", b"", None
+    pieces, trainer, normalizer, denormalizer = [], None, b"", None
     for number, wire, value in fields(bytes(data)):
         if number in (1, 2, 3, 5) and wire != 2:
             raise ValueError(f"malformed .model file: field {number} is not a message")
@@ -171,8 +171,9 @@ def read_model(data: bytes) -> SpmModel:
             normalizer = value
         elif number == 5:
             denormalizer = _settings(value, NORMALIZER)
-    if not pieces:
-        raise ValueError("not a SentencePiece model: the file has no pieces")
+    if not pieces or trainer is None:
+        raise ValueError("not a SentencePiece model (or a truncated one): the file has "
+                         + ("no pieces" if not pieces else "no trainer settings"))
     return SpmModel(pieces, _settings(trainer, TRAINER), _settings(normalizer, NORMALIZER),
                     denormalizer)
 
