@@ -36,10 +36,12 @@ def spm_encode_groups() -> list[Group]:
     fallback = ("A final symbol that is not a piece becomes its UTF-8 bytes, each the id of "
                 "the piece '<0x%02X>' (for example '<0xE9>'), in order.")
     prefix = "Normalize first (your spm_normalize, with the model's add_dummy_prefix)."
+    spaces = ("Runs of '▁' are pieces too, with very low scores in Mistral's model: merge "
+              "by score, not by whether a pair exists.")
     basic = [Case("spm_encode(MODEL, '')", "Empty text: no ids."),
-             Case("spm_encode(MODEL, 'Hello')", prefix),
-             Case("spm_encode(MODEL, ' Hello')", prefix),
+             Case("spm_encode(MODEL, 'Hello')", prefix + " " + merge),
              Case("spm_encode(MODEL, 'Hello world')", merge),
+             Case("spm_encode(MODEL, ' Hello')", prefix + " " + spaces),
              Case("spm_encode(MODEL, 'tokenization')", merge),
              Case("spm_encode(MODEL, '    return x')", merge),
              Case("spm_encode(MODEL, '2026')", merge),
