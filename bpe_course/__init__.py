@@ -30,6 +30,9 @@ teach them; each module imports only modules above it in this list:
 - `corpora`, `viz`: built-in texts, and ways to look at tokens
 - `explorer`: a live token explorer (ipywidgets): your tokenizer beside GPT-2,
   GPT-4 and GPT-4o as you type
+- `spm_model`, `sentencepiece_bpe`, `codepoint_bpe` (09): SentencePiece's BPE on code
+  points (Llama 2, Mistral): reading a `.model` file, `SentencePieceBPE` equal to the
+  `sentencepiece` library id for id, and a code-point BPE trainer
 - `cli`: the command line (`python -m bpe_course train/encode/...`)
 
 The classroom, apart from it in `bpe_course.classroom`: the worksheets'
@@ -49,6 +52,8 @@ from .gpt4 import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .train_fast import train_bpe
 from .viz import compare_tokens, merge_tree, show_tokens
 from .explorer import token_explorer
+from .sentencepiece_bpe import SentencePieceBPE
+from .codepoint_bpe import train_codepoint_bpe
 from .tiktoken_cache import seed_quietly as _seed_tiktoken_cache
 
 _seed_tiktoken_cache()          # plain tiktoken.get_encoding(...) now works offline too
@@ -59,7 +64,7 @@ __all__ = [
     "RegexTokenizer", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
     "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json", "get_encoding",
     "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "show_tokens", "compare_tokens",
-    "merge_tree", "token_explorer", "train_bpe",
+    "merge_tree", "token_explorer", "train_bpe", "SentencePieceBPE", "train_codepoint_bpe",
 ]
 
 

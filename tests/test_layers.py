@@ -21,7 +21,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "bpe_course"
 STORY = ["text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",
          "streaming", "regex_tokenizer", "files", "hf_files", "encodings", "tiktoken_api",
          "gpt4", "gpt2", "tiktoken_cache", "chunks", "train_fast", "corpora",
-         "viz", "explorer", "id_files", "cli", "__main__"]
+         "viz", "explorer", "spm_model", "sentencepiece_bpe", "codepoint_bpe", "id_files",
+         "cli", "__main__"]
 MAX_LINES = 300
 
 

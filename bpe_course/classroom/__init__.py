@@ -6,7 +6,7 @@ the classroom imports the story, to know the right answers.
 - `checks`: one checker per thing a learner writes (`checks.merge(merge)`),
   each returning a `Verdict`; `verdicts` says what was wrong and how to fix it
 - `cases`: the cases behind every checker, one module per worksheet
-  (`ws01` ... `ws07`), with `common` for what they share
+  (`ws01` ... `ws09`), with `common` for what they share
 - `runner`: runs a case on the learner's object, with a time limit, and turns
   answers into plain data (stdlib only: the grader sends it into kernels)
 - `references`: the right answers where the story has no function for them

@@ -263,3 +263,13 @@ def whitespace_pretokens(fn) -> Verdict:
 def glitch_candidates(fn) -> Verdict:
     """Worksheet 08: `fn(tok, text) -> list[int]`, learned ids that encoding `text` never uses."""
     return check("glitch_candidates", fn)
+
+
+def spm_normalize(fn) -> Verdict:
+    """Worksheet 09: `fn(text, add_dummy_prefix=True) -> str`, spaces as ▁ and the dummy prefix."""
+    return check("spm_normalize", fn)
+
+
+def spm_encode(fn) -> Verdict:
+    """Worksheet 09: `fn(model, text) -> list[int]`, SentencePiece's BPE with byte fallback."""
+    return check("spm_encode", fn)

@@ -168,3 +168,22 @@ class TiktokenReference:
 
     def decode(self, ids: list[int]) -> str:
         return self.enc.decode(ids)
+
+
+# -- worksheet 09: SentencePiece ------------------------------------------------------------
+
+_SPM_CACHE: dict[int, tuple] = {}
+
+
+def spm_normalize(text: str, add_dummy_prefix: bool = True) -> str:
+    """SentencePiece's identity normalization with extra whitespace kept (Llama 2, Mistral)."""
+    return ("\u2581" if add_dummy_prefix and text else "") + text.replace(" ", "\u2581")
+
+
+def spm_encode(model, text: str) -> list[int]:
+    """The ids of `text` under a SentencePiece BPE `model` (an `SpmModel`), as the library gives."""
+    from ..sentencepiece_bpe import SentencePieceBPE
+    cached = _SPM_CACHE.get(id(model))
+    if cached is None or cached[0] is not model:
+        cached = _SPM_CACHE[id(model)] = (model, SentencePieceBPE(model))
+    return cached[1].encode(text)

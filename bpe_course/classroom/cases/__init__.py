@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import functools
 
-from . import ws01, ws02, ws04, ws05, ws06, ws07, ws08
+from . import ws01, ws02, ws04, ws05, ws06, ws07, ws08, ws09
 from .common import COMPUTE, Case, Checker, Group
 
 __all__ = ["COMPUTE", "Case", "Checker", "Group", "CHECKERS", "WORKSHEETS"]
 
-MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws08]
+MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws08, ws09]
 
 
 def _checkers() -> dict[str, Checker]:

@@ -1,0 +1,71 @@
+"""Worksheet 09's checkers: the solution passes, and the classic mistakes are caught."""
+
+import pytest
+
+from bpe_course import checks
+from test_checks import fails_with, worksheet
+
+
+@pytest.fixture(scope="module")
+def ns():
+    return worksheet("09_sentencepiece")
+
+
+def test_normalize_without_the_dummy_prefix_is_caught():
+    def spm_normalize(text, add_dummy_prefix=True):
+        return text.replace(" ", "\u2581")
+    fails_with(checks.spm_normalize(spm_normalize), "spm_normalize('Hello')", "add_dummy_prefix")
+
+
+def test_normalize_that_prefixes_empty_text_is_caught():
+    def spm_normalize(text, add_dummy_prefix=True):
+        return ("\u2581" if add_dummy_prefix else "") + text.replace(" ", "\u2581")
+    fails_with(checks.spm_normalize(spm_normalize), "spm_normalize('')", "not in front of")
+
+
+def _encoder(ns, pick, fallback=True):
+    """The solution's encoder with one thing changed: how the best pair is picked, or no bytes."""
+    NORMAL, BYTE, normalize = ns["NORMAL"], ns["BYTE"], ns["spm_normalize"]
+
+    def spm_encode(model, text):
+        normal = {p: i for i, (p, s, t) in enumerate(model.pieces) if t == NORMAL}
+        byte_ids = {p: i for i, (p, s, t) in enumerate(model.pieces) if t == BYTE}
+        symbols = list(normalize(text, model.normalizer["add_dummy_prefix"]))
+        while True:
+            found = [(model.pieces[normal[a + b]][1], i) for i, (a, b)
+                     in enumerate(zip(symbols, symbols[1:])) if a + b in normal]
+            if not found:
+                break
+            i = pick(found)[1]
+            symbols[i:i + 2] = [symbols[i] + symbols[i + 1]]
+        ids = []
+        for s in symbols:
+            if s in normal:
+                ids.append(normal[s])
+            elif fallback:
+                ids.extend(byte_ids["<0x%02X>" % b] for b in s.encode("utf-8"))
+            else:
+                ids.append(0)
+        return ids
+    return spm_encode
+
+
+def test_the_solution_passes(ns):
+    assert checks.spm_encode(ns["spm_encode"]).passed
+    right = _encoder(ns, lambda found: max(found, key=lambda f: (f[0], -f[1])))
+    assert checks.spm_encode(right).passed
+
+
+def test_merging_the_lowest_score_first_is_caught(ns):
+    wrong = _encoder(ns, lambda found: min(found, key=lambda f: (f[0], f[1])))
+    fails_with(checks.spm_encode(wrong), "highest", "score")
+
+
+def test_rightmost_pair_on_a_tie_is_caught(ns):
+    wrong = _encoder(ns, lambda found: max(found, key=lambda f: (f[0], f[1])))
+    fails_with(checks.spm_encode(wrong), "leftmost")
+
+
+def test_unknown_characters_without_byte_fallback_are_caught(ns):
+    wrong = _encoder(ns, lambda found: max(found, key=lambda f: (f[0], -f[1])), fallback=False)
+    fails_with(checks.spm_encode(wrong), "spm_encode(MODEL, '鬱')", "<0x%02X>")

@@ -1,0 +1,119 @@
+"""Reading `.model` files: bad files get a clear ValueError; the code-point trainer."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_course import SentencePieceBPE, corpora, train_codepoint_bpe
+from bpe_course.sentencepiece_bpe import mistral_model_bytes, utf8_surfaces
+from bpe_course.spm_model import (BYTE, CONTROL, NORMAL, UNKNOWN, fields, read_model,
+                                  write_model)
+
+spm = pytest.importorskip("sentencepiece")
+
+META = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL)]
+
+
+def test_reading_and_writing_round_trips_mistral():
+    model = read_model(mistral_model_bytes())
+    again = read_model(write_model(model.pieces, model.trainer, model.normalizer))
+    assert again == model
+
+
+def test_fields_reads_the_wire_format():
+    assert list(fields(b"\x08\x96\x01\x15\x00\x00\x80\x3f")) == [(1, 0, 150), (2, 5, b"\x00\x00\x80?")]
+
+
+@pytest.mark.parametrize("cut", [1, 2, 100, 1000, 250_000, 493_000])
+def test_a_truncated_file_is_a_value_error(cut):
+    with pytest.raises(ValueError, match="truncated|not a SentencePiece model"):
+        SentencePieceBPE.from_bytes(mistral_model_bytes()[:cut])
+
+
+def test_garbage_bytes_are_a_value_error():
+    rng = random.Random(9)
+    for _ in range(50):
+        data = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))
+        with pytest.raises(ValueError):
+            SentencePieceBPE.from_bytes(data)
+    with pytest.raises(ValueError, match="no pieces"):
+        SentencePieceBPE.from_bytes(b"")
+    with pytest.raises(TypeError):
+        read_model("not bytes")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_bytes_load_or_give_a_value_error(data):
+    try:
+        SentencePieceBPE.from_bytes(data)
+    except ValueError:
+        pass
+
+
+def _trained(**options) -> bytes:
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpora.prose()[:60_000].splitlines()), model_writer=out,
+        vocab_size=400, num_threads=1, minloglevel=2, **options)
+    return out.getvalue()
+
+
+def test_a_unigram_model_is_refused():
+    data = _trained(model_type="unigram", normalization_rule_name="identity")
+    with pytest.raises(ValueError, match="unigram model, not BPE"):
+        SentencePieceBPE.from_bytes(data)
+
+
+def test_a_model_with_a_normalization_rule_is_refused():
+    data = _trained(model_type="bpe")                    # nmt_nfkc, the library's default
+    with pytest.raises(ValueError, match="nmt_nfkc"):
+        SentencePieceBPE.from_bytes(data)
+
+
+@pytest.mark.parametrize("pieces, trainer, message", [
+    (META + [("a", 0.0, NORMAL), ("a", -1.0, NORMAL)], {}, "defined twice"),
+    (META[1:] + [("a", 0.0, NORMAL)], {}, "0 <unk> pieces"),
+    (META + [("<0x00>", 0.0, BYTE)], {}, "byte pieces"),
+    (META + [("<0x00>", 0.0, BYTE)], {"byte_fallback": True}, "byte pieces"),
+    (META + [("a", 0.0, 4)], {}, "user-defined"),
+])
+def test_inconsistent_models_are_refused(pieces, trainer, message):
+    data = write_model(pieces, {"model_type": 2, **trainer}, {"name": "identity"})
+    with pytest.raises(ValueError, match=message):
+        SentencePieceBPE.from_bytes(data)
+
+
+def test_utf8_surfaces_replaces_each_bad_byte_like_the_library():
+    assert utf8_surfaces("é€😀".encode()) == "é€😀"
+    assert utf8_surfaces(b"\xf0\x9f\x98") == "\ufffd" * 3
+    assert utf8_surfaces(b"\xc0\x80\xed\xa0\x80") == "\ufffd" * 5     # overlong, surrogate
+
+
+def test_codepoint_trainer_matches_spm_train_on_the_first_pieces():
+    text = corpora.prose()[:100_000]
+    mine = train_codepoint_bpe(text, vocab_size=800, character_coverage=0.9995)
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(text.splitlines()), model_writer=out, model_type="bpe",
+        vocab_size=800, normalization_rule_name="identity", byte_fallback=True,
+        split_digits=True, remove_extra_whitespaces=False, character_coverage=0.9995,
+        num_threads=1, minloglevel=2)
+    theirs = read_model(out.getvalue())
+    ours = [p for p, _, t in mine.pieces if t == NORMAL]
+    assert [p for p, _, t in theirs.pieces if t == NORMAL][:200] == ours[:200]
+    assert len(mine.pieces) == 800
+
+
+def test_codepoint_trainer_refuses_bad_input():
+    with pytest.raises(ValueError, match="non-empty"):
+        train_codepoint_bpe("   ", 300)
+    with pytest.raises(ValueError, match="smaller than"):
+        train_codepoint_bpe("hello world", 260)
+    with pytest.raises(ValueError, match="character_coverage"):
+        train_codepoint_bpe("hello world", 300, character_coverage=0)
