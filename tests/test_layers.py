@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "bpe_course"
 
 # The story, lowest first; keep it in step with the package docstring and the README.
-STORY = ["text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",
+STORY = ["_safe_path", "text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",
          "regex_tokenizer", "files", "encodings", "gpt4", "chunks", "train_fast", "corpora",
          "viz", "cli", "__main__"]
 MAX_LINES = 300

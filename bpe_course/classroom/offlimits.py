@@ -43,7 +43,7 @@ PACKAGE = "bpe_course"
 # Machinery that must keep working while a lock holds: it runs the learner's code and
 # never computes an answer (the grader compares answers in its own process).
 MACHINERY = ("bpe_course.classroom.offlimits", "bpe_course.classroom.runner",
-             "bpe_course.classroom.sandboxed")
+             "bpe_course.classroom.sandboxed", "bpe_course.__getattr__")
 
 # Not loaded by `load_all` (so refused under a lock): the command line, and the
 # instructor's tools, which read notebooks with nbformat (seconds to import).
@@ -51,7 +51,8 @@ SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.classroom.exercises
         "bpe_course.classroom.grading", "bpe_course.classroom.kernel",
         "bpe_course.classroom.sandbox", "bpe_course.classroom.report")
 _ORIGINAL: dict = {}          # function -> its own code object
-_STUBS: dict = {}             # (free variables, message) -> stub code
+_STUBS: dict = {}
+_CACHES: dict = {}            # function -> its functools cache (emptied when it is locked)             # (free variables, message) -> stub code
 _STATE = {"locked": False}
 
 
@@ -94,7 +95,7 @@ def _functions(obj, prefix: str, seen: set):
             continue
         wrapped = getattr(value, "__wrapped__", None)       # functools.cache and friends
         if isinstance(wrapped, types.FunctionType) and hasattr(value, "cache_clear"):
-            value.cache_clear()
+            _CACHES[wrapped] = value
             value = wrapped
         if id(value) in seen:
             continue
@@ -137,6 +138,8 @@ def apply(allowed, denied=()) -> None:
         locked = (allowed is not None and not _matches(name, MACHINERY)
                   and (not _matches(name, allowed) or _matches(name, denied)))
         func.__code__ = _stub(func, name) if locked else code
+        if locked and func in _CACHES:
+            _CACHES[func].cache_clear()
     _STATE["locked"] = allowed is not None
     if allowed is not None and _GUARD not in sys.meta_path:
         sys.meta_path.insert(0, _GUARD)

@@ -145,7 +145,7 @@ def _run(code, namespace, limit):
     """Run one piece of code: (answer or Raised, what it printed)."""
     out = io.StringIO()
     try:
-        with contextlib.redirect_stdout(out), time_limit(limit):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), time_limit(limit):
             answer = run_code(code, namespace)
     except (Exception, SystemExit, TookTooLong) as exc:
         answer = caught(exc)
@@ -154,16 +154,18 @@ def _run(code, namespace, limit):
     return answer, out.getvalue()
 
 
-def run_group(name, target, group, time_limit=30.0):
+def run_group(name, target, group, time_limit=30.0, extra=None):
     """Yield `(answer, printed)` for each case of `group`, with `target` bound to `name`.
 
     A group is a dict: `env` (named inputs), `setup` (code run first) and
     `cases` (code strings). If the setup fails, every case answers with
-    that failure. Files go to a fresh folder named by `TMP`.
+    that failure. Files go to a fresh folder named by `TMP`; `extra` adds names
+    (such as `naive_seconds`, the course trainer's time, measured by the caller).
     """
     with tempfile.TemporaryDirectory() as tmp:
         namespace = {"__name__": "__check__", name: target, "seconds": seconds,
-                     "text_file": text_file, "TMP": tmp, **group.get("env", {})}
+                     "text_file": text_file, "TMP": tmp, **(extra or {}),
+                     **group.get("env", {})}
         limit = group.get("time_limit") or time_limit
         failed = None
         if group.get("setup"):

@@ -127,3 +127,11 @@ CHECKERS = [
         Checker("save_load", "SpecialTokenizer", "class", course_ref(REGEX), save_load_groups,
             own=("save", "load"), allowed_bases=(REGEX, TOKENIZER)),
 ]
+
+
+# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
+# The tokenizers build on the course's RegexTokenizer (without its own encode, special
+# tokens and files); reading or writing the course's model files is off limits.
+_BASE = ("bpe_course.pairs", "bpe_course.base", "bpe_course.pretokenize")
+HELPERS = {"special_tokens": _BASE, "save_load": _BASE}
+FORBIDDEN = {"special_tokens": (REGEX + ".from_merges",), "save_load": (REGEX + ".from_merges",)}

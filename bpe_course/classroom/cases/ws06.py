@@ -83,3 +83,10 @@ CHECKERS = [
         Checker("gpt4_tokenizer", "GPT4Tokenizer", "class", course_ref(REF + "TiktokenReference"),
             gpt4_tokenizer_groups, own=("__init__",), allowed_bases=(REGEX, TOKENIZER)),
 ]
+
+
+# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
+HELPERS = {"gpt4_tokenizer": ("bpe_course.pairs", "bpe_course.base", "bpe_course.special",
+                              "bpe_course.pretokenize",
+                              "bpe_course.encodings")}
+FORBIDDEN = {"gpt4_tokenizer": ("bpe_course.encodings.get_encoding",)}
