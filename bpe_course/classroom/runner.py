@@ -154,13 +154,16 @@ def _run(code, namespace, limit):
     return answer, out.getvalue()
 
 
-def run_group(name, target, group, time_limit=30.0, extra=None):
+def run_group(name, target, group, time_limit=30.0, extra=None, setups=None):
     """Yield `(answer, printed)` for each case of `group`, with `target` bound to `name`.
 
     A group is a dict: `env` (named inputs), `setup` (code run first) and
     `cases` (code strings). If the setup fails, every case answers with
     that failure. Files go to a fresh folder named by `TMP`; `extra` adds names
     (such as `naive_seconds`, the course trainer's time, measured by the caller).
+    With a dict `setups`, a setup already run by an earlier group (the same code,
+    writing no files) is not run again: its names are reused, which saves the
+    grader building GPT-4's tokenizer once per group.
     """
     with tempfile.TemporaryDirectory() as tmp:
         namespace = {"__name__": "__check__", name: target, "seconds": seconds,
@@ -168,10 +171,18 @@ def run_group(name, target, group, time_limit=30.0, extra=None):
                      **group.get("env", {})}
         limit = group.get("time_limit") or time_limit
         failed = None
-        if group.get("setup"):
-            failed, printed = _run(group["setup"], namespace, group.get("setup_time_limit") or limit)
+        setup = group.get("setup")
+        if setup and setups is not None and setup in setups:
+            made, failed, printed = setups[setup]
+            namespace.update(made)
+        elif setup:
+            before = set(namespace)
+            failed, printed = _run(setup, namespace, group.get("setup_time_limit") or limit)
             if not isinstance(failed, Raised):
                 failed = None
+            if setups is not None and "TMP" not in setup:
+                setups[setup] = ({k: namespace[k] for k in set(namespace) - before}, failed,
+                                 printed)
         for code in group["cases"]:
             if failed is not None:
                 yield failed, printed

@@ -106,6 +106,7 @@ def probe(job: dict, namespace: dict, out: str, errors: list[str], extra: dict) 
             target = namespace[name]
             entry = {"describe": runner.describe(target, exercise.get("methods", ())),
                      "answers": []}
+            setups: dict = {}
             results[exercise["id"]] = entry
             for group in exercise["groups"]:
                 group = dict(group, env={k: runner.from_plain(v)
@@ -113,7 +114,7 @@ def probe(job: dict, namespace: dict, out: str, errors: list[str], extra: dict) 
                 entry["answers"].append([runner.to_plain(answer) for answer, printed in
                                          runner.run_group(name, target, group,
                                                           job["request"]["time_limit"],
-                                                          extra=extra)])
+                                                          extra=extra, setups=setups)])
         write_json(out, {"errors": errors, "answers": results})
 
 
