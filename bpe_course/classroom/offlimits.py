@@ -141,8 +141,14 @@ def apply(allowed, denied=()) -> None:
         if locked and func in _CACHES:
             _CACHES[func].cache_clear()
     _STATE["locked"] = allowed is not None
+    _STATE["current"] = None if allowed is None else (list(allowed), list(denied))
     if allowed is not None and _GUARD not in sys.meta_path:
         sys.meta_path.insert(0, _GUARD)
+
+
+def current():
+    """The lock in force, as `(allowed, denied)`, or None."""
+    return _STATE.get("current")
 
 
 class _ImportGuard:

@@ -50,15 +50,20 @@ CHECKERS: dict[str, Checker] = _checkers()
 WORKSHEETS: dict[str, dict[str, int]] = {module.WORKSHEET: module.POINTS for module in MODULES}
 
 
+@functools.lru_cache(maxsize=64)
+def _drawn(name: str, seed: int) -> tuple[Group, ...]:
+    drawn = CHECKERS[name].hidden(random.Random(f"{seed}:{name}"))
+    for group in drawn:
+        group.hidden = True
+    return tuple(drawn)
+
+
 def groups_for(checker: Checker, seed: int | None) -> list[Group]:
     """Every group of `checker`: the worksheet's, the fixed hidden ones, and (with a seed)
     hidden ones drawn afresh from `seed`, so no run's hidden cases can be known before."""
     groups = list(checker.groups())
     if seed is not None and checker.hidden is not None:
-        drawn = checker.hidden(random.Random(f"{seed}:{checker.name}"))
-        for group in drawn:
-            group.hidden = True
-        groups += drawn
+        groups += _drawn(checker.name, seed)
     return groups
 
 
