@@ -256,6 +256,9 @@ def grade_notebook(path: Path, student: str, options) -> dict:
             error, answers = run_notebook(nb, name, options.seed, options.cell_timeout,
                                           options.timeout, options.case_timeout,
                                           use_sandbox=not options.no_sandbox)
+            missing = [e for e in WORKSHEETS[name] if not isinstance(answers.get(e), dict)]
+            if missing and not error:
+                error = f"the grading did not finish: no answers for {', '.join(missing)}"
         for exercise, points in WORKSHEETS[name].items():
             result["exercises"].append(score_exercise(
                 exercise, points, answers.get(exercise), error or "the grading did not finish",

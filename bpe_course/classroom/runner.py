@@ -107,7 +107,8 @@ def caught(exc):
     here = run_code.__code__.co_filename
     library = tuple({os.path.dirname(os.__file__), sys.prefix, sys.base_prefix})
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename in (here, "<check>") or frame.filename.startswith(library):
+        if (frame.filename in (here, "<check>") or frame.filename.startswith(library)
+                or frame.filename.startswith("<bpe_course")):
             continue
         where = f"line {frame.lineno} of your code: {(frame.line or '').strip()}"
         break

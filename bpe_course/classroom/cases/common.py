@@ -124,11 +124,11 @@ REGEX = "bpe_course.regex_tokenizer.RegexTokenizer"
 # -- hidden cases drawn per grading run -------------------------------------------------
 
 def unchanged(name: str, args: tuple, keep: int, hint: str) -> Case:
-    """Call `name(*args)` and answer with argument `keep` afterwards: a function that
-    changes its input (where the worksheet asks for a new value) fails this case."""
+    """Call `name(*args)`; the answer is the result and argument `keep` afterwards: a
+    function that changes its input (where the worksheet asks for a new value) fails."""
     names = [f"arg{i}" for i in range(len(args))]
     lines = [f"{n} = {a!r}" for n, a in zip(names, args)]
-    lines += [f"{name}({', '.join(names)})", names[keep]]
+    lines += [f"result = {name}({', '.join(names)})", f"(result, {names[keep]})"]
     return Case("\n".join(lines), hint)
 
 

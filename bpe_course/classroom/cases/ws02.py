@@ -144,9 +144,11 @@ def _get_stats_hidden(rng):
 def _merge_hidden(rng):
     from .common import random_ids, unchanged
     cases = []
-    for _ in range(45):
-        ids = random_ids(rng, size=rng.choice([5, 40]))
-        pair = (rng.randrange(6), rng.randrange(6)) if rng.random() < 0.9 else (7, 7)
+    for k in range(45):
+        ids = random_ids(rng, size=rng.choice([6, 40])) + random_ids(rng, size=3) + [1, 2]
+        at = rng.randrange(len(ids) - 1)
+        pair = (ids[at], ids[at + 1])           # a pair that occurs (the worksheet shows one
+                                                # that does not)
         cases.append(Case(f"merge({ids!r}, {pair!r}, {rng.randrange(256, 1000)})",
                           "Replace every occurrence, left to right, skipping past each match."))
     for _ in range(5):
