@@ -275,12 +275,14 @@ def test_a_notebook_that_is_no_worksheet_is_named_as_such(graded):
     assert entry["exercises"] == [] and entry["max_score"] == 0
 
 
+@pytest.mark.slow
 def test_a_cell_that_hangs_is_stopped_and_the_rest_is_graded(graded_slow):
     entry = by_path(graded_slow[0])["hangs/01_utf8_warmups.ipynb"]
     assert "ran longer than 3 s and was stopped" in entry["error"]
     assert entry["score"] == entry["max_score"] == 3
 
 
+@pytest.mark.slow
 def test_a_function_that_hangs_on_a_hidden_case_loses_only_that_case(graded_slow):
     entry = exercises_of(by_path(graded_slow[0])["hangs/02_bpe_basics.ipynb"])
     assert 0 < entry["merge"]["score"] < 2
@@ -290,6 +292,7 @@ def test_a_function_that_hangs_on_a_hidden_case_loses_only_that_case(graded_slow
     assert entry["basic_tokenizer"]["score"] == 3
 
 
+@pytest.mark.slow
 def test_a_notebook_that_will_not_stop_gets_zero(graded_slow):
     entry = by_path(graded_slow[0])["hangs/07_fast_training.ipynb"]
     assert entry["error"] == ("stopped at cell 4: the notebook's time limit of 25 s was "
@@ -297,6 +300,7 @@ def test_a_notebook_that_will_not_stop_gets_zero(graded_slow):
     assert entry["score"] == 0 and entry["max_score"] == 5
 
 
+@pytest.mark.slow
 def test_a_notebook_that_kills_its_kernel_gets_zero_and_the_others_are_graded(graded_slow):
     data, table = graded_slow
     entry = by_path(data)["crashes/04_regex_tokenizer.ipynb"]

@@ -295,6 +295,7 @@ def test_a_fifo_or_symlink_at_the_report_path_is_refused_at_once(tmp_path):
     assert not (tmp_path / "target.json").exists()
 
 
+@pytest.mark.slow
 def test_killing_the_grader_keeps_the_report_and_resume_finishes_it(tmp_path):
     folder = tmp_path / "class" / "zoe"
     folder.mkdir(parents=True)
