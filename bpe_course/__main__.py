@@ -7,6 +7,6 @@ from ._safe_path import drop_working_directory
 
 drop_working_directory()
 
-from .cli import main  # noqa: E402
+from .cli import main
 
 sys.exit(main())

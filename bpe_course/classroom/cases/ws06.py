@@ -98,7 +98,7 @@ def _recover_merges_hidden(rng):
     from .common import unchanged
     cases = []
     for _ in range(3):
-        ranks, doc = first_ranks(rng.choice(["cl100k_base", "o200k_base"]),
+        ranks, _ = first_ranks(rng.choice(["cl100k_base", "o200k_base"]),
                                  rng.randrange(300, 900))
         cases.append(Case(f"recover_merges({ranks!r})", "Split each token with only the "
                           "ranks below its own."))
