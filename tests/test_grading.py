@@ -332,3 +332,33 @@ def test_worksheets_are_identified_by_number_or_by_their_check_cells(tmp_path):
     (tmp_path / "x.ipynb").write_bytes(b"\xff\xfe")
     with pytest.raises(ValueError, match="not UTF-8"):
         read_notebook(tmp_path / "x.ipynb")
+
+
+# -- the worksheets' check cells --------------------------------------------------------------
+
+def test_a_check_cell_imports_its_checker_itself():
+    nb = worksheet("exercises", "02_bpe_basics")
+    source = nb.cells[cell_index(nb, "merge")].source
+    namespace = {"checks": None, "merge": lambda ids, pair, idx: []}       # rebound earlier
+    exec(source.replace("checks.merge(merge)", "verdict = checks.merge(merge)"), namespace)
+    assert not namespace["verdict"].passed
+
+
+def test_a_checker_captures_what_the_learners_code_writes(capfd):
+    import sys as _sys
+
+    from bpe_course import checks
+
+    def merge(ids, pair, idx):
+        print("warning: slow", file=_sys.stderr)
+        out, i = [], 0
+        while i < len(ids):
+            if i < len(ids) - 1 and (ids[i], ids[i + 1]) == tuple(pair):
+                out.append(idx)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        return out
+    assert checks.merge(merge).passed
+    assert "warning" not in capfd.readouterr().err

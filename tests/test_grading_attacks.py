@@ -21,6 +21,8 @@ Attack class (issue 11)                          -> where it is checked
 - killing the grader (from outside) and resuming  -> test_killing_the_grader_...
 - hard-coding the visible cases                   -> frank
 - mutating the input                              -> grace
+- eating memory                                   -> grace (its other cells still count)
+- FIFOs where the grader reads answers back       -> heidi
 - writing outside the scratch folder              -> mallory (02), test_nothing_was_written_...
 Honest shapes: alice ("Copy of", a -Copy1 blank, a renamed file, a pasted notebook
 without metadata, a slow scratch cell).
@@ -141,8 +143,11 @@ def klass(tmp_path_factory):
         "erin/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"),
                                              "imports", cell("forge_answers")),
         "frank/02_bpe_basics.ipynb": insert(ex02(), "merge_code", cell("hardcoded_merge")),
-        "grace/02_bpe_basics.ipynb": insert(worksheet("solutions", "02_bpe_basics"),
-                                            "merge_code", cell("mutating_merge")),
+        "grace/02_bpe_basics.ipynb": insert(insert(worksheet("solutions", "02_bpe_basics"),
+                                                   "merge_code", cell("mutating_merge")),
+                                            "imports", cell("eat_memory")),
+        "heidi/01_utf8_warmups.ipynb": insert(worksheet("exercises", "01_utf8_warmups"),
+                                              "imports", cell("fifo_in_scratch")),
         "mallory/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"),
                                                 "imports", cell("outlive", REPORT=report)),
         "mallory/02_bpe_basics.ipynb": insert(worksheet("solutions", "02_bpe_basics"),
@@ -159,6 +164,7 @@ def klass(tmp_path_factory):
                        "--timeout", "120"], cwd)
     assert done.returncode == 0, done.stderr
     on_exit = report.read_text(encoding="utf-8")
+    (base / "stdout.txt").write_text(done.stdout, encoding="utf-8")
     time.sleep(5)                     # anything that outlived the run would strike by now
     return {"root": root, "cwd": cwd, "report": report, "done": done, "on_exit": on_exit,
             "before": before, "data": json.loads(report.read_text(encoding="utf-8"))}
@@ -194,7 +200,7 @@ def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     assert alice["other_notebooks"] == [str(klass["root"] / "alice/02_bpe_basics-Copy1.ipynb")]
     rows = list(csv.DictReader(klass["report"].with_suffix(".csv").open(encoding="utf-8")))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave", "erin", "frank",
-                                            "grace", "mallory"]
+                                            "grace", "heidi", "mallory"]
     assert rows[0]["02_bpe_basics"] == "6" and rows[0]["total"] == "18"
 
 
@@ -250,9 +256,14 @@ def test_a_merge_that_changes_its_input_fails_the_cases_that_check_it(klass):
     assert "leave `ids` as it was" in message(klass, "grace/02_bpe_basics.ipynb", "merge")
 
 
+def test_fifos_in_the_scratch_folder_do_not_block_the_grader(klass):
+    heidi = entry(klass, "heidi/01_utf8_warmups.ipynb")
+    assert heidi["score"] == 0 and "\n" not in (heidi["error"] or "")     # and the run ended
+
+
 def test_killing_from_inside_the_sandbox_reaches_nothing(klass):
     assert entry(klass, "mallory/04_regex_tokenizer.ipynb")["score"] == 4
-    assert len(klass["data"]["notebooks"]) == 17
+    assert len(klass["data"]["notebooks"]) == 18
 
 
 # -- the report survives ------------------------------------------------------------------------------
@@ -261,7 +272,7 @@ def test_the_report_on_disk_equals_the_printed_table_after_exit(klass):
     assert klass["report"].read_text(encoding="utf-8") == klass["on_exit"]
     printed = table_scores(klass["done"].stdout)
     on_disk = {n["path"]: (n["score"], n["max_score"]) for n in klass["data"]["notebooks"]}
-    assert printed == on_disk and len(printed) == 17, klass["done"].stdout
+    assert printed == on_disk and len(printed) == 18, klass["done"].stdout
     assert not Path(str(klass["report"]) + ".outlived").exists()
     assert klass["data"]["sandbox"] == "bubblewrap" and isinstance(klass["data"]["seed"], int)
 

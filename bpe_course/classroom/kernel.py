@@ -27,6 +27,7 @@ from .runner import to_plain
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers.json the grader reads at most
 MAX_ERRORS = 20
+MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
 
 
 def is_check_cell(cell) -> bool:
@@ -58,6 +59,7 @@ def job(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
              if c.cell_type == "code" and not is_check_cell(c)]
     from .cases import naive_timings
     return {"cells": cells, "request": request, "allowed": allowed, "denied": denied,
+            "memory": MEMORY,
             "cell_timeout": cell_timeout, "cells_time": max(5.0, total_timeout * 0.6),
             "naive_timings": naive_timings(name)}
 
@@ -109,22 +111,30 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     return ("; ".join(errors) or None), answers
 
 
+def _read_small(path: Path, limit: int) -> bytes | None:
+    """At most `limit` bytes of a regular file the notebook may have tampered with (never a
+    symlink or a FIFO, which could point anywhere or block the grader), or None."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with open(path, "rb") as f:
+            return f.read(limit + 1)
+    except OSError:
+        return None
+
+
 def _where(scratch: Path) -> str:
     try:
-        status = json.loads((scratch / ".status.json").read_text(encoding="utf-8"))["cell"]
-    except (OSError, ValueError, KeyError, TypeError):
+        status = json.loads(_read_small(scratch / ".status.json", 1000) or b"")["cell"]
+    except (ValueError, KeyError, TypeError):
         return "start-up"
     return {"grading": "grading", "done": "the end"}.get(status, f"cell {status}")
 
 
 def read_answers(path: Path) -> tuple[dict, list[str], str | None]:
     """(answers by exercise, the driver's error lines, a problem with the file or None)."""
-    try:
-        if path.is_symlink() or not path.is_file():
-            return {}, [], "no answers came back from the notebook"
-        with open(path, "rb") as f:
-            raw = f.read(MAX_ANSWERS + 1)
-    except OSError:
+    raw = _read_small(path, MAX_ANSWERS)
+    if raw is None:
         return {}, [], "no answers came back from the notebook"
     if len(raw) > MAX_ANSWERS:
         return {}, [], f"the answers were larger than {MAX_ANSWERS // 2**20} MB"

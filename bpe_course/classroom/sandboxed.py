@@ -126,6 +126,9 @@ def main(job_file: str) -> None:
         job = json.load(f)
     out, status = job["out"], job["status"]
     deadline = time.monotonic() + job["cells_time"]
+    if job.get("memory"):            # a notebook that eats memory fails alone (MemoryError)
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (job["memory"], job["memory"]))
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
