@@ -330,13 +330,20 @@ def test_killing_the_grader_keeps_the_report_and_resume_finishes_it(tmp_path):
     grader.wait()
     data = json.loads(report.read_text(encoding="utf-8"))        # whole, never half-written
     assert 1 <= len(data["notebooks"]) <= 3
-    time.sleep(1)
-    for pid in filter(str.isdigit, os.listdir("/proc")):        # no sandbox outlived it
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        assert str(tmp_path).encode() not in command, command
+    def survivors() -> list[bytes]:          # sandboxes still running (zombies have no cmdline)
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(tmp_path).encode() in command:
+                found.append(command)
+        return found
+    deadline = time.monotonic() + 30
+    while survivors() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert survivors() == []
     done = subprocess.run(args + ["--resume"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr

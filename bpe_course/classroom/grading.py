@@ -195,14 +195,32 @@ def parse(argv: list[str]):
     return parser.parse_args(argv)
 
 
+def prepare(notebooks: list[Path], seed: int) -> None:
+    """Compute the reference answers of every worksheet in the class, before any thread
+    starts: running the references redirects sys.stdout for a moment, which must not
+    swallow a line of the table another thread is printing."""
+    names = set()
+    for path in notebooks:
+        try:
+            names.add(identify(path, read_notebook(path)))
+        except ValueError:
+            names.add(identify(path))
+    for name in sorted(names - {None}):
+        for exercise in WORKSHEETS[name]:
+            checker = CHECKERS[exercise]
+            for index, group in enumerate(groups_for(checker, seed)):
+                expected(checker, seed, index, group)
+
+
 def cli_grade(argv: list[str]) -> int:
     options = parse(argv)
+    out, err = sys.stdout, sys.stderr      # the real streams, whatever a thread redirects
     target = Path(options.json)
     try:
         report.check_target(target)
         report.check_target(target.with_suffix(".csv"))
     except report.UnsafeReport as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {e}", file=err)
         return 2
     if options.no_sandbox:
         how = "none (--no-sandbox: notebooks ran unconfined, as trusted code)"
@@ -210,7 +228,7 @@ def cli_grade(argv: list[str]) -> int:
         ok, how = sandbox.available()
         if not ok:
             print(f"error: refusing to grade untrusted notebooks without a sandbox: {how}",
-                  file=sys.stderr)
+                  file=err)
             return 2
     previous = report.load_previous(target) if options.resume else None
     if options.seed is None:
@@ -232,7 +250,8 @@ def cli_grade(argv: list[str]) -> int:
         else:
             todo.append(k)
     print(f"grading {len(todo)} notebook(s) ({len(notebooks) - len(todo)} kept from the "
-          f"report), {options.jobs} at a time, sandbox: {how}, seed {options.seed}", flush=True)
+          f"report), {options.jobs} at a time, sandbox: {how}, seed {options.seed}", file=out,
+          flush=True)
     worksheets = list(WORKSHEETS)
     failed_write = []
 
@@ -242,20 +261,21 @@ def cli_grade(argv: list[str]) -> int:
             report.save(target, data, worksheets)
         except OSError as e:
             failed_write.append(str(e))
-            print(f"error: could not write the report {target}: {e}", file=sys.stderr, flush=True)
+            print(f"error: could not write the report {target}: {e}", file=err, flush=True)
         return data
 
     data = save()
+    prepare([notebooks[k][0] for k in todo], options.seed)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {pool.submit(grade_notebook, *notebooks[k], options): k for k in todo}
         for future in concurrent.futures.as_completed(futures):
             k = futures[future]
             results[k] = future.result()
             data = save()
-            print("\n".join(report.table_rows(results[k])), flush=True)
-    print("\n".join(report.student_rows(data)))
-    print(f"{'total':<58} {data['score']:>6g} / {data['max_score']:g}")
+            print("\n".join(report.table_rows(results[k])), file=out, flush=True)
+    print("\n".join(report.student_rows(data)), file=out)
+    print(f"{'total':<58} {data['score']:>6g} / {data['max_score']:g}", file=out)
     if failed_write:
         return 1
-    print(f"report written to {target} and {target.with_suffix('.csv')}")
+    print(f"report written to {target} and {target.with_suffix('.csv')}", file=out)
     return 0

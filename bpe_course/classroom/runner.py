@@ -24,9 +24,11 @@ could have imported and changed. Answers travel back as JSON (`to_plain`,
 
 import ast
 import contextlib
+import hashlib
 import io
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -173,8 +175,9 @@ def run_group(name, target, group, time_limit=30.0, extra=None, setups=None):
         limit = group.get("time_limit") or time_limit
         failed = None
         setup = group.get("setup")
-        if setup and setups is not None and setup in setups:
-            made, failed, printed = setups[setup]
+        key = setup and _setup_key(setup, group.get("env", {}))
+        if setup and setups is not None and key in setups:
+            made, failed, printed = setups[key]
             namespace.update(made)
         elif setup:
             before = set(namespace)
@@ -182,13 +185,20 @@ def run_group(name, target, group, time_limit=30.0, extra=None, setups=None):
             if not isinstance(failed, Raised):
                 failed = None
             if setups is not None and "TMP" not in setup:
-                setups[setup] = ({k: namespace[k] for k in set(namespace) - before}, failed,
-                                 printed)
+                setups[key] = ({k: namespace[k] for k in set(namespace) - before}, failed,
+                               printed)
         for code in group["cases"]:
             if failed is not None:
                 yield failed, printed
             else:
                 yield _run(code, namespace, limit)
+
+
+def _setup_key(setup, env):
+    """A setup's code and the inputs it names: two groups that share both share the setup."""
+    names = sorted(k for k in env if re.search(rf"\b{re.escape(k)}\b", setup))
+    digest = hashlib.sha256(repr([(k, env[k]) for k in names]).encode()).hexdigest()
+    return setup, digest
 
 
 def describe(obj, methods=()):
