@@ -11,11 +11,10 @@ cell to reproduce a failure.
 The learner's code may raise, loop forever or print; `run_group` turns all of
 that into data (`Raised`), within a time limit, and keeps what it printed.
 
-Subtle: this module uses the standard library only, on purpose. The grader
-(`bpe_course.classroom.grading`) sends this file's source into the learner's kernel and
-calls `probe` there, so grading never depends on code the learner's notebook
-could have imported and changed. Answers travel back as JSON (`to_plain`,
-`from_plain`), and the comparison happens in the grader's own process.
+Subtle: this module uses the standard library only, on purpose. The grader's
+driver (`sandboxed`) runs it inside the sandbox, importing it before any of the
+learner's code runs. Answers travel back as JSON (`to_plain`, `from_plain`),
+and the comparison happens in the grader's own process.
 
 >>> group = {"env": {}, "setup": "", "cases": ["f(2)", "f(0)"]}
 >>> [answer for answer, printed in run_group("f", lambda x: 10 // x, group)]
@@ -276,27 +275,3 @@ def from_plain(x):
 
 def _hashable(x):
     return x if not isinstance(x, list) else tuple(_hashable(v) for v in x)
-
-
-def probe(request, namespace):
-    """Grading: run every exercise's cases against the objects in `namespace`.
-
-    Writes `{exercise id: {"describe": ..., "answers": [[answer, ...] per group]}}`
-    as JSON to `request["out"]` after each exercise, so a later hang loses
-    only what had not run yet.
-    """
-    results = {}
-    for exercise in request["exercises"]:
-        name = exercise["target"]
-        if name not in namespace:
-            results[exercise["id"]] = {"missing": True}
-        else:
-            target = namespace[name]
-            entry = {"describe": describe(target, exercise.get("methods", ())), "answers": []}
-            results[exercise["id"]] = entry
-            for group in exercise["groups"]:
-                group = dict(group, env={k: from_plain(v) for k, v in group["env"].items()})
-                entry["answers"].append([to_plain(answer) for answer, printed in
-                                         run_group(name, target, group, request["time_limit"])])
-        with open(request["out"], "w", encoding="utf-8") as f:
-            json.dump(results, f)
