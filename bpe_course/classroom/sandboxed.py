@@ -76,6 +76,18 @@ def naive_seconds_for(job: dict) -> dict:
     return timings
 
 
+def forget_sources(folder: str | None) -> None:
+    """Delete the sandbox's private copy of the course's sources (everything is imported by
+    now): the notebook cannot import, reload or read a fresh, unlocked copy of them."""
+    if not folder:
+        return
+    for root, dirs, files in os.walk(folder, topdown=False):
+        for name in files:
+            os.unlink(os.path.join(root, name))
+        for name in dirs:
+            os.rmdir(os.path.join(root, name))
+
+
 def run_cells(shell, cells: list[str], cell_timeout: float, deadline: float, status: str,
               errors: list[str]) -> None:
     alarm = Interrupt()
@@ -139,6 +151,8 @@ def main(job_file: str) -> None:
     errors: list[str] = []
     write_json(out, {"errors": errors, "answers": {}})
     offlimits.apply(job["allowed"], job["denied"])
+    offlimits.seal()
+    forget_sources(job.get("forget_sources"))
     from traitlets.config import Config
     config = Config()
     config.HistoryManager.enabled = False
