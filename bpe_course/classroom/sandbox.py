@@ -4,8 +4,9 @@ A notebook is an attacker's code as far as the grader knows. `command`
 builds a `bwrap` command line that gives it
 
 - a read-only view of the system's programs and libraries, of Python and
-  its installed packages, and of the `bpe_course` package alone (mounted at
-  `/opt/course`, never the repository around it, so no `solutions/`);
+  its installed packages, and a private copy of the `bpe_course` package
+  alone (at `/opt/course`, never the repository around it, so no
+  `solutions/`), whose sources the driver deletes once it has imported them;
 - its own scratch folder (`/home/learner`, the only place it can write), a
   fresh `/tmp`, and the job file the grader wrote, read-only, in `/job`;
 - no network, no view of other processes (a PID namespace: the grader's
