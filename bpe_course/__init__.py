@@ -33,12 +33,23 @@ teach them; each module imports only modules above it in this list:
 - `spm_model`, `sentencepiece_bpe`, `codepoint_bpe` (09): SentencePiece's BPE on code
   points (Llama 2, Mistral): reading a `.model` file, `SentencePieceBPE` equal to the
   `sentencepiece` library id for id, and a code-point BPE trainer
-- `cli`: the command line (`python -m bpe_course train/encode/...`)
+- `cli`: the command line (`python -m bpe_course train/encode/...`); `_safe_path`
+  keeps the working directory off `sys.path` under `python -m bpe_course`
 
 The classroom, apart from it in `bpe_course.classroom`: the worksheets'
 checkers, the grader and the worksheet generator. `import bpe_course` loads
 none of it; `from bpe_course import checks` loads the checkers on demand.
 """
+
+import sys as _sys
+
+if _sys.argv[:1] == ["-m"]:
+    # `python -m bpe_course ...` is importing us (runpy sets argv[0] to "-m" meanwhile), with
+    # the working directory first on sys.path: drop it before anything else is imported, so
+    # a `tiktoken.py` (or any module) left in the grader's folder is never run.
+    from ._safe_path import drop_working_directory as _drop
+
+    _drop()
 
 from .pairs import best_pair, get_stats, merge
 from .base import Tokenizer

@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "bpe_course"
 
 # The story, lowest first; keep it in step with the package docstring and the README.
-STORY = ["text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",
+STORY = ["_safe_path", "text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",
          "streaming", "regex_tokenizer", "files", "hf_files", "encodings", "tiktoken_api",
          "gpt4", "gpt2", "tiktoken_cache", "chunks", "train_fast", "corpora",
          "viz", "explorer", "spm_model", "sentencepiece_bpe", "codepoint_bpe", "id_files",

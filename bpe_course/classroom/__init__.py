@@ -10,8 +10,12 @@ the classroom imports the story, to know the right answers.
 - `runner`: runs a case on the learner's object, with a time limit, and turns
   answers into plain data (stdlib only: the grader sends it into kernels)
 - `references`: the right answers where the story has no function for them
-- `grading` and `kernel`: `python -m bpe_course grade`, which runs each
-  worksheet in a fresh kernel and scores it on hidden cases
+- `grading`, `submissions`, `kernel`, `report`: `python -m bpe_course grade`,
+  which finds and identifies each submitted worksheet, runs it in a sandbox,
+  scores it on hidden cases and writes the report (JSON, CSV, per student)
+- `sandbox`, `sandboxed`: the bubblewrap sandbox, and the driver that runs a
+  notebook and its cases inside it
+- `offlimits`: the lock that keeps the course's own code out of answers
 - `exercises`: `python -m bpe_course exercises`, which writes the worksheets
   in `exercises/` from the worked ones in `solutions/`
 - `course`: the repository's address and the header every notebook starts with

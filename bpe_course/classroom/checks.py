@@ -9,7 +9,13 @@ notebook the verdict shows itself; failures go to stderr (a red box in
 Jupyter), which is also how nbgrader knows a check cell failed.
 
 A learner's exception is shown, never raised, so a worksheet always runs to
-the end; `NotImplementedError` means "not attempted yet".
+the end; `NotImplementedError` means "not attempted yet". What the learner's
+code prints (to stdout or stderr) is captured and shown with a failure, so a
+correct answer that warns still passes in nbgrader.
+
+While the learner's code runs, the course's own code is off limits
+(`offlimits`), as in the grader: an answer that calls the course's version
+of the exercise fails with a message saying so.
 
 >>> from bpe_course import checks
 >>> def merge(ids, pair, idx):            # forgets to skip past a merged pair
@@ -27,7 +33,7 @@ import contextlib
 import sys
 from dataclasses import dataclass
 
-from . import runner
+from . import offlimits, runner
 from .cases import CHECKERS, COMPUTE, Checker, Group
 from .runner import Raised
 from .verdicts import failure_message, judge, misuse, normal
@@ -90,12 +96,34 @@ def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> 
         return Verdict(False, 0, f"❌ {name}: {problem}")
     groups = [(i, g) for i, g in enumerate(checker.groups()) if hidden or not g.hidden]
     total = sum(len(g.cases) for i, g in groups)
+    wanted = {index: expected_answers(checker, index, group) for index, group in groups}
+    allowed, denied = checker.off_limits()
+    with offlimits.locked([*allowed, *CHECKING], denied):
+        return _run_cases(checker, target, groups, wanted, total, time_limit)
+
+
+# The classroom's own machinery keeps working while a check runs (it never gives answers).
+CHECKING = ("bpe_course.classroom.checks", "bpe_course.classroom.verdicts",
+            "bpe_course.classroom.cases")
+
+
+def naive_seconds(text: str, vocab_size: int) -> float:
+    """The course's naive trainer's time on `text` (for the speed case), measured unlocked."""
+    from ..regex_tokenizer import RegexTokenizer
+    state = offlimits.current()
+    offlimits.apply(None)
+    try:
+        return runner.seconds(lambda: RegexTokenizer().train(text, vocab_size))
+    finally:
+        offlimits.apply(*state) if state else None
+
+
+def _run_cases(checker: Checker, target, groups, wanted, total, time_limit) -> Verdict:
     number = 0
     for index, group in groups:
-        wanted = expected_answers(checker, index, group)
-        with course_methods_off(target, checker.blocked):
-            answers = list(runner.run_group(checker.target, target, shipped(group), time_limit))
-        for case, expected, (got, printed) in zip(group.cases, wanted, answers):
+        answers = runner.run_group(checker.target, target, shipped(group), time_limit,
+                                   extra={"naive_seconds": naive_seconds})
+        for case, expected, (got, printed) in zip(group.cases, wanted[index], answers):
             number += 1
             got = normal(got)
             problem = judge(case, expected, got)
@@ -105,7 +133,7 @@ def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> 
                 return not_attempted(checker)
             return Verdict(False, number, failure_message(checker, group, case, number, total,
                                                           problem, got, printed))
-    return Verdict(True, number, f"✅ {name}: passed all {number} cases.")
+    return Verdict(True, number, f"✅ {checker.name}: passed all {number} cases.")
 
 
 @contextlib.contextmanager

@@ -101,7 +101,9 @@ def problems(nb, name: str) -> list[str]:
     checks = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells if nbgrader_meta(c).get("grade")}
     for exercise, points in WORKSHEETS[name].items():
         cell = checks.pop(exercise, None)
-        want = f"checks.{exercise}({CHECKERS[exercise].target})"
+        # The check cell imports its checker itself: rebinding `checks` earlier cannot defeat
+        # it in nbgrader (tools/check_cells.py writes this form).
+        want = f"from bpe_course import checks\nchecks.{exercise}({CHECKERS[exercise].target})"
         if cell is None:
             found.append(f"exercise {exercise!r} has no check cell (grade_id {exercise!r})")
         elif cell.source != want or nbgrader_meta(cell).get("points") != points:

@@ -1,23 +1,33 @@
-"""Running one worksheet for the grader: its cells in a fresh kernel, then the probe.
+"""Running one worksheet for the grader: a job for `sandboxed`, run in the sandbox, read back.
 
-The notebook's own cells run first (its check cells skipped), then one more
-cell, written only after the notebook has run: the grader's own copy of
-`runner`, which looks up the learner's functions and classes and writes their
-raw answers to every case (hidden ones too) as JSON, for `grading` to score.
+The grader writes a job file (the notebook's code cells, its check cells left
+out; the cases; the helpers each exercise may use) into a fresh folder, runs
+`sandboxed.main` on it inside bubblewrap (`sandbox.command`) with a fresh
+scratch folder, kills the whole sandbox at the notebook's time limit, and
+reads back `answers.json`: at most `MAX_ANSWERS` bytes, checked for shape
+(`validate`), and converted within a time limit. Anything else the notebook
+left behind is deleted with its scratch folder.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from . import runner
+from . import sandbox
 from .cases import CHECKERS, WORKSHEETS
 from .checks import shipped
 from .runner import to_plain
+
+MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers.json the grader reads at most
+MAX_ERRORS = 20
+MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
 
 
 def is_check_cell(cell) -> bool:
@@ -25,110 +35,121 @@ def is_check_cell(cell) -> bool:
     return bool(meta.get("grade")) and not meta.get("solution")
 
 
-def probe_request(name: str, out: str, time_limit: float) -> dict:
-    """What the probe needs: for each exercise, the learner's name and every case (hidden too)."""
+def probe_request(name: str, seed: int, time_limit: float) -> dict:
+    """What the probe needs: for each exercise, the learner's name, the helpers it may use
+    and every case (hidden ones drawn with `seed`)."""
+    from .cases import groups_for
     exercises = []
     for exercise in WORKSHEETS[name]:
         checker = CHECKERS[exercise]
         groups = [dict(shipped(g), env={k: to_plain(v) for k, v in g.env.items()})
-                  for g in checker.groups()]
+                  for g in groups_for(checker, seed)]
+        allowed, denied = checker.off_limits()
         exercises.append({"id": exercise, "target": checker.target, "methods": checker.own,
-                          "groups": groups})
-    return {"exercises": exercises, "out": out, "time_limit": time_limit}
+                          "groups": groups, "allowed": allowed, "denied": denied})
+    return {"exercises": exercises, "time_limit": time_limit}
 
 
-def probe_source(request_file: str) -> str:
-    """The last cell: the grader's own copy of `runner`, then `probe`."""
-    source = Path(runner.__file__).read_text(encoding="utf-8")
-    return "\n".join([
-        "def _bpe_course_probe():",
-        "    import json",
-        "    runner = {'__name__': 'bpe_course_grader'}",
-        f"    exec(compile({source!r}, '<bpe_course grader>', 'exec'), runner)",
-        f"    with open({request_file!r}, encoding='utf-8') as f:",
-        "        request = json.load(f)",
-        "    runner['probe'](request, globals())",
-        "_bpe_course_probe()",
-    ])
+def job(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
+        case_timeout: float) -> dict:
+    request = probe_request(name, seed, case_timeout)
+    allowed = sorted({a for e in request["exercises"] for a in e["allowed"]})
+    denied = sorted({d for e in request["exercises"] for d in e["denied"]})
+    cells = [(i, c.source) for i, c in enumerate(nb.cells)
+             if c.cell_type == "code" and not is_check_cell(c)]
+    from .cases import naive_timings
+    return {"cells": cells, "request": request, "allowed": allowed, "denied": denied,
+            "memory": MEMORY,
+            "cell_timeout": cell_timeout, "cells_time": max(5.0, total_timeout * 0.6),
+            "naive_timings": naive_timings(name)}
 
 
-def interrupt(client, wait: float = 10) -> bool:
-    """Interrupt the running cell (a KeyboardInterrupt); True if the kernel then answers."""
-    from queue import Empty
-
-    from nbclient.util import ensure_async, run_sync
-
-    async def stop():
-        await ensure_async(client.km.interrupt_kernel())
-        msg_id = client.kc.execute("", store_history=False)
-        deadline = time.monotonic() + wait
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                msg = await ensure_async(client.kc.shell_channel.get_msg(timeout=left))
-            except Empty:
-                return False
-            if msg["parent_header"].get("msg_id") == msg_id:
-                return True
-        return False
-    return run_sync(stop)()
+def _kill(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
 
 
-def run_notebook(nb, workdir: str, request: dict, cell_timeout: float, total_timeout: float
-                 ) -> tuple[str | None, dict]:
-    """Run the notebook's cells (check cells skipped) and then the probe, in a fresh kernel.
-
-    Returns (error or None, the probe's answers so far).
-    """
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-    from nbformat.v4 import new_code_cell
-
-    deadline = time.monotonic() + total_timeout
-    client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3", allow_errors=True,
-                            interrupt_on_timeout=False, shutdown_kernel="immediate",
-                            resources={"metadata": {"path": workdir}})
-    errors = []
-    with tempfile.TemporaryDirectory() as private:
-        request = dict(request, out=str(Path(private) / "answers.json"))
+def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
+                 case_timeout: float, use_sandbox: bool = True) -> tuple[str | None, dict]:
+    """Run the notebook and the probe; (error or None, the answers that came back)."""
+    data = job(nb, name, seed, cell_timeout, total_timeout, case_timeout)
+    with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
+        job_dir, scratch = Path(work) / "job", Path(work) / "scratch"
+        job_dir.mkdir()
+        scratch.mkdir()
+        inside_scratch = sandbox.HOME if use_sandbox else str(scratch)
+        data.update(out=f"{inside_scratch}/.answers.json", status=f"{inside_scratch}/.status.json")
+        if use_sandbox:
+            scratch.chmod(0o777)
+            package = sandbox.copy_package(Path(work) / "course" / "bpe_course")
+            for folder in [package.parent, package, *package.rglob("*")]:
+                folder.chmod(0o777 if folder.is_dir() else 0o666)
+            data["forget_sources"] = f"{sandbox.COURSE}/bpe_course"
+            argv = sandbox.command(job_dir, scratch, user=sandbox.user_namespace(),
+                                   package=package)
+            cwd = None
+        else:
+            argv, cwd = sandbox.plain_command(job_dir / "job.json"), scratch
+        (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
+        errors = []
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True)
         try:
-            with client.setup_kernel(stderr=subprocess.DEVNULL):   # no kernel log lines
-                cells = [(i, c) for i, c in enumerate(nb.cells)
-                         if c.cell_type == "code" and not is_check_cell(c)]
-                probe_index = len(nb.cells)
-                cells.append((probe_index, None))            # the probe comes last
-                for index, cell in cells:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        errors.append(f"stopped at cell {index + 1}: the notebook's time limit "
-                                      f"of {total_timeout:g} s was reached")
-                        break
-                    if cell is None:                      # written only now, after the notebook ran
-                        request_file = Path(private) / "request.json"
-                        request_file.write_text(json.dumps(request), encoding="utf-8")
-                        cell = new_code_cell(probe_source(str(request_file)))
-                        nb.cells.append(cell)
-                    client.timeout = max(1, int(min(cell_timeout if index < probe_index
-                                                    else total_timeout, remaining)))
-                    try:
-                        client.execute_cell(cell, index)
-                    except CellTimeoutError:
-                        what = f"cell {index + 1}" if index < probe_index else "grading"
-                        if not interrupt(client, wait=min(10.0, cell_timeout)):
-                            errors.append(f"{what} ran longer than {client.timeout} s and could "
-                                          f"not be stopped")
-                            break
-                        errors.append(f"{what} ran longer than {client.timeout} s and was stopped")
-                    except DeadKernelError:
-                        what = f"cell {index + 1}" if index < probe_index else "grading"
-                        errors.append(f"the kernel died while running {what} (out of memory, "
-                                      f"a crash or os._exit?)")
-                        break
-        except Exception as e:           # the kernel would not start or stop cleanly
-            if not errors:
-                errors.append(f"could not run the notebook: {type(e).__name__}: {e}")
-        answers = {}
-        try:
-            answers = json.loads(Path(request["out"]).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
-    return ("; ".join(errors) or None), (answers if isinstance(answers, dict) else {})
+            process.wait(timeout=total_timeout)
+        except subprocess.TimeoutExpired:
+            errors.append(f"stopped at {_where(scratch)}: the notebook's time limit of "
+                          f"{total_timeout:g} s was reached")
+        finally:
+            _kill(process)
+        time.sleep(0)
+        answers, reported, problem = read_answers(scratch / ".answers.json")
+        if problem:
+            errors.append(problem)
+        elif not errors and _where(scratch) != "the end":
+            errors.append(f"the notebook's process ended during {_where(scratch)} "
+                          f"(a crash, os._exit or a kill?)")
+        shutil.rmtree(scratch, ignore_errors=True)
+    errors = reported + errors
+    return ("; ".join(errors) or None), answers
+
+
+def _read_small(path: Path, limit: int) -> bytes | None:
+    """At most `limit` bytes of a regular file the notebook may have tampered with (never a
+    symlink or a FIFO, which could point anywhere or block the grader), or None."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with open(path, "rb") as f:
+            return f.read(limit + 1)
+    except OSError:
+        return None
+
+
+def _where(scratch: Path) -> str:
+    try:
+        status = json.loads(_read_small(scratch / ".status.json", 1000) or b"")["cell"]
+    except (ValueError, KeyError, TypeError):
+        return "start-up"
+    return {"grading": "grading", "done": "the end"}.get(status, f"cell {status}")
+
+
+def read_answers(path: Path) -> tuple[dict, list[str], str | None]:
+    """(answers by exercise, the driver's error lines, a problem with the file or None)."""
+    raw = _read_small(path, MAX_ANSWERS)
+    if raw is None:
+        return {}, [], "no answers came back from the notebook"
+    if len(raw) > MAX_ANSWERS:
+        return {}, [], f"the answers were larger than {MAX_ANSWERS // 2**20} MB"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return {}, [], "the answers that came back were not valid data"
+    if not (isinstance(data, dict) and isinstance(data.get("answers"), dict)
+            and isinstance(data.get("errors"), list)):
+        return {}, [], "the answers that came back were not in the grader's format"
+    lines = [" ".join(str(e).split())[:200] for e in data["errors"][:MAX_ERRORS]
+             if isinstance(e, str)]
+    return data["answers"], lines, None

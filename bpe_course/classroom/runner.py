@@ -11,11 +11,10 @@ cell to reproduce a failure.
 The learner's code may raise, loop forever or print; `run_group` turns all of
 that into data (`Raised`), within a time limit, and keeps what it printed.
 
-Subtle: this module uses the standard library only, on purpose. The grader
-(`bpe_course.classroom.grading`) sends this file's source into the learner's kernel and
-calls `probe` there, so grading never depends on code the learner's notebook
-could have imported and changed. Answers travel back as JSON (`to_plain`,
-`from_plain`), and the comparison happens in the grader's own process.
+Subtle: this module uses the standard library only, on purpose. The grader's
+driver (`sandboxed`) runs it inside the sandbox, importing it before any of the
+learner's code runs. Answers travel back as JSON (`to_plain`, `from_plain`),
+and the comparison happens in the grader's own process.
 
 >>> group = {"env": {}, "setup": "", "cases": ["f(2)", "f(0)"]}
 >>> [answer for answer, printed in run_group("f", lambda x: 10 // x, group)]
@@ -24,9 +23,10 @@ could have imported and changed. Answers travel back as JSON (`to_plain`,
 
 import ast
 import contextlib
+import hashlib
 import io
-import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -114,7 +114,8 @@ def caught(exc):
     course = os.path.dirname(getattr(package, "__file__", "") or "") if package else ""
     inside = None                # the course function the learner's code called, if any
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename in (here, "<check>") or frame.filename.startswith(library):
+        if (frame.filename in (here, "<check>") or frame.filename.startswith(library)
+                or frame.filename.startswith("<bpe_course")):
             continue
         if course and frame.filename.startswith(course + os.sep):
             module = os.path.relpath(frame.filename, os.path.dirname(course))
@@ -159,7 +160,7 @@ def _run(code, namespace, limit):
     """Run one piece of code: (answer or Raised, what it printed)."""
     out = io.StringIO()
     try:
-        with contextlib.redirect_stdout(out), time_limit(limit):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), time_limit(limit):
             answer = run_code(code, namespace)
     except (Exception, SystemExit, TookTooLong) as exc:
         answer = caught(exc)
@@ -168,27 +169,48 @@ def _run(code, namespace, limit):
     return answer, out.getvalue()
 
 
-def run_group(name, target, group, time_limit=30.0):
+def run_group(name, target, group, time_limit=30.0, extra=None, setups=None):
     """Yield `(answer, printed)` for each case of `group`, with `target` bound to `name`.
 
     A group is a dict: `env` (named inputs), `setup` (code run first) and
     `cases` (code strings). If the setup fails, every case answers with
-    that failure. Files go to a fresh folder named by `TMP`.
+    that failure. Files go to a fresh folder named by `TMP`; `extra` adds names
+    (such as `naive_seconds`, the course trainer's time, measured by the caller).
+    With a dict `setups`, a setup already run by an earlier group (the same code,
+    writing no files) is not run again: its names are reused, which saves the
+    grader building GPT-4's tokenizer once per group.
     """
     with tempfile.TemporaryDirectory() as tmp:
         namespace = {"__name__": "__check__", name: target, "seconds": seconds,
-                     "text_file": text_file, "TMP": tmp, **group.get("env", {})}
+                     "text_file": text_file, "TMP": tmp, **(extra or {}),
+                     **group.get("env", {})}
         limit = group.get("time_limit") or time_limit
         failed = None
-        if group.get("setup"):
-            failed, printed = _run(group["setup"], namespace, group.get("setup_time_limit") or limit)
+        setup = group.get("setup")
+        key = setup and _setup_key(setup, group.get("env", {}))
+        if setup and setups is not None and key in setups:
+            made, failed, printed = setups[key]
+            namespace.update(made)
+        elif setup:
+            before = set(namespace)
+            failed, printed = _run(setup, namespace, group.get("setup_time_limit") or limit)
             if not isinstance(failed, Raised):
                 failed = None
+            if setups is not None and "TMP" not in setup:
+                setups[key] = ({k: namespace[k] for k in set(namespace) - before}, failed,
+                               printed)
         for code in group["cases"]:
             if failed is not None:
                 yield failed, printed
             else:
                 yield _run(code, namespace, limit)
+
+
+def _setup_key(setup, env):
+    """A setup's code and the inputs it names: two groups that share both share the setup."""
+    names = sorted(k for k in env if re.search(rf"\b{re.escape(k)}\b", setup))
+    digest = hashlib.sha256(repr([(k, env[k]) for k in names]).encode()).hexdigest()
+    return setup, digest
 
 
 def describe(obj, methods=()):
@@ -266,27 +288,3 @@ def from_plain(x):
 
 def _hashable(x):
     return x if not isinstance(x, list) else tuple(_hashable(v) for v in x)
-
-
-def probe(request, namespace):
-    """Grading: run every exercise's cases against the objects in `namespace`.
-
-    Writes `{exercise id: {"describe": ..., "answers": [[answer, ...] per group]}}`
-    as JSON to `request["out"]` after each exercise, so a later hang loses
-    only what had not run yet.
-    """
-    results = {}
-    for exercise in request["exercises"]:
-        name = exercise["target"]
-        if name not in namespace:
-            results[exercise["id"]] = {"missing": True}
-        else:
-            target = namespace[name]
-            entry = {"describe": describe(target, exercise.get("methods", ())), "answers": []}
-            results[exercise["id"]] = entry
-            for group in exercise["groups"]:
-                group = dict(group, env={k: from_plain(v) for k, v in group["env"].items()})
-                entry["answers"].append([to_plain(answer) for answer, printed in
-                                         run_group(name, target, group, request["time_limit"])])
-        with open(request["out"], "w", encoding="utf-8") as f:
-            json.dump(results, f)

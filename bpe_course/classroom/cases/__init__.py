@@ -21,16 +21,24 @@ from __future__ import annotations
 
 import functools
 
+import random
+
 from . import ws01, ws02, ws04, ws05, ws06, ws07, ws08, ws09
 from .common import COMPUTE, Case, Checker, Group
 
-__all__ = ["COMPUTE", "Case", "Checker", "Group", "CHECKERS", "WORKSHEETS"]
+__all__ = ["COMPUTE", "Case", "Checker", "Group", "CHECKERS", "WORKSHEETS", "groups_for",
+           "naive_timings"]
 
 MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws08, ws09]
 
 
 def _checkers() -> dict[str, Checker]:
     items = [checker for module in MODULES for checker in module.CHECKERS]
+    for module in MODULES:         # each module's hidden cases and helpers, by checker name
+        for checker in module.CHECKERS:
+            checker.hidden = getattr(module, "HIDDEN", {}).get(checker.name, checker.hidden)
+            checker.helpers = tuple(getattr(module, "HELPERS", {}).get(checker.name, ()))
+            checker.forbidden = tuple(getattr(module, "FORBIDDEN", {}).get(checker.name, ()))
     for checker in items:          # build each checker's groups once, on first use
         checker.groups = functools.lru_cache(maxsize=None)(checker.groups)
     return {c.name: c for c in items}
@@ -40,3 +48,27 @@ CHECKERS: dict[str, Checker] = _checkers()
 
 # Each worksheet's exercises: checker name (also the check cell's nbgrader grade_id) -> points.
 WORKSHEETS: dict[str, dict[str, int]] = {module.WORKSHEET: module.POINTS for module in MODULES}
+
+
+@functools.lru_cache(maxsize=64)
+def _drawn(name: str, seed: int) -> tuple[Group, ...]:
+    drawn = CHECKERS[name].hidden(random.Random(f"{seed}:{name}"))
+    for group in drawn:
+        group.hidden = True
+    return tuple(drawn)
+
+
+def groups_for(checker: Checker, seed: int | None) -> list[Group]:
+    """Every group of `checker`: the worksheet's, the fixed hidden ones, and (with a seed)
+    hidden ones drawn afresh from `seed`, so no run's hidden cases can be known before."""
+    groups = list(checker.groups())
+    if seed is not None and checker.hidden is not None:
+        groups += _drawn(checker.name, seed)
+    return groups
+
+
+def naive_timings(worksheet: str) -> list:
+    """[(text, vocab size)] on which the grader's driver times the course's naive trainer,
+    before any of the learner's code runs (for a speed case, `naive_seconds`)."""
+    module = next(m for m in MODULES if m.WORKSHEET == worksheet)
+    return list(getattr(module, "naive_timings", list)())

@@ -19,6 +19,10 @@ from typing import Callable
 from ...patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN  # noqa: F401 (for the worksheets' cases)
 
 EOT = "<|endoftext|>"
+# Course code every exercise may use: the texts, the patterns, pictures, input checks.
+ALWAYS = ("bpe_course.corpora", "bpe_course.patterns", "bpe_course.viz",
+          "bpe_course.text.check_text", "bpe_course.text.check_vocab_size",
+          "bpe_course.text.fix_surrogates")
 COMPUTE = "compute"   # a case's expected answer comes from running the reference
 
 
@@ -54,6 +58,20 @@ class Checker:
     own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
     allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
     blocked: tuple[str, ...] = ()  # the course's own versions of these refuse to run in the cases
+    # Course code the learner's answer may use (dotted names: a module, class, function or
+    # method); everything else of the course is off limits while it runs (`offlimits`).
+    helpers: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()       # off limits even inside an allowed helper or base
+    # Hidden groups drawn afresh for each grading run: rng -> groups (see `groups_for`).
+    hidden: Callable[[random.Random], list[Group]] | None = None
+
+    def off_limits(self) -> tuple[list[str], list[str]]:
+        """(allowed, denied) for `offlimits.apply`: the helpers, the allowed base classes
+        without the methods the learner must write (their `__init__` stays usable)."""
+        allowed = [*ALWAYS, *self.helpers, *self.allowed_bases]
+        denied = [f"{base}.{method}" for base in self.allowed_bases for method in self.own
+                  if method != "__init__"] + list(self.forbidden)
+        return allowed, denied
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -127,3 +145,26 @@ def course_ref(path: str):
 REF = "bpe_course.classroom.references."   # the references of checkers that are not story functions
 TOKENIZER = "bpe_course.base.Tokenizer"
 REGEX = "bpe_course.regex_tokenizer.RegexTokenizer"
+
+
+# -- hidden cases drawn per grading run -------------------------------------------------
+
+def unchanged(name: str, args: tuple, keep: int, hint: str) -> Case:
+    """Call `name(*args)`; the answer is the result and argument `keep` afterwards: a
+    function that changes its input (where the worksheet asks for a new value) fails."""
+    names = [f"arg{i}" for i in range(len(args))]
+    lines = [f"{n} = {a!r}" for n, a in zip(names, args)]
+    lines += [f"result = {name}({', '.join(names)})", f"(result, {names[keep]})"]
+    return Case("\n".join(lines), hint)
+
+
+def random_ids(rng: random.Random, low: int = 0, high: int = 6, size: int = 40) -> list[int]:
+    """A short list of small ids, so that pairs repeat and overlap."""
+    return [rng.randrange(low, high) for _ in range(rng.randrange(0, size))]
+
+
+def random_prose(rng: random.Random, size: int) -> tuple[str, str]:
+    """A slice of the prose corpus at a random place, and how to make it."""
+    from ...corpora import prose as corpus
+    start = rng.randrange(0, max(1, len(corpus()) - size))
+    return prose(start, start + size)

@@ -99,3 +99,37 @@ CHECKERS = [
         Checker("safe_decode", "safe_decode", "function", course_ref(REF + "safe_decode"),
             safe_decode_groups),
 ]
+
+
+# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+
+def _texts(rng, n):
+    from .common import random_texts
+    return random_texts(rng.randrange(2**31), n)
+
+
+def _broken_bytes(rng) -> list[int]:
+    data = list(_texts(rng, 1)[0].encode("utf-8"))
+    for _ in range(rng.randrange(1, 4)):             # break it: drop, cut or add a byte
+        where = rng.randrange(len(data) + 1)
+        data.insert(where, rng.choice([0x80, 0xBF, 0xC0, 0xE2, 0xF0, 0xFF, rng.randrange(256)]))
+    return data
+
+
+def _unchanged_bytes(rng):
+    from .common import unchanged
+    return unchanged("safe_decode", (_broken_bytes(rng),), 0,
+                     "Leave the list you are given as it was: decode a copy (bytes(byte_list)).")
+
+
+HIDDEN = {
+    "utf8_bytes": lambda rng: [Group(calls("utf8_bytes", [(t,) for t in _texts(rng, 60)],
+                                           BYTES_HINT))],
+    "code_points_and_bytes": lambda rng: [Group(calls(
+        "code_points_and_bytes", [(t,) for t in _texts(rng, 60)],
+        "len(text) counts code points; len(text.encode('utf-8')) counts bytes."))],
+    "safe_decode": lambda rng: [Group(calls(
+        "safe_decode", [(_broken_bytes(rng),) for _ in range(40)]
+        + [(list(t.encode()),) for t in _texts(rng, 15)],
+        "Decode with errors='replace'.") + [_unchanged_bytes(rng) for _ in range(3)])],
+}

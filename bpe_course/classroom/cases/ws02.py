@@ -166,3 +166,60 @@ CHECKERS = [
             course_ref("bpe_course.basic.BasicTokenizer"),
             lambda: tokenizer_groups("BasicTokenizer"), own=("train", "encode", "decode")),
 ]
+
+
+# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
+HELPERS = {"basic_tokenizer": ("bpe_course.pairs.best_pair",)}
+
+
+# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+
+def _get_stats_hidden(rng):
+    from .common import random_ids, unchanged
+    overlap = "Count every adjacent pair, overlapping ones too."
+    cases = [Case(f"get_stats({random_ids(rng)!r})", overlap) for _ in range(40)]
+    cases += [Case(f"counts = {{(1, 2): 3}}\nget_stats({random_ids(rng)!r}, counts)\ncounts",
+                   "Add to the counts you are given.") for _ in range(5)]
+    cases += [unchanged("get_stats", (random_ids(rng),), 0, "Leave `ids` as it was.")
+              for _ in range(3)]
+    return [Group(cases)]
+
+
+def _merge_hidden(rng):
+    from .common import random_ids, unchanged
+    cases = []
+    for k in range(45):
+        ids = random_ids(rng, size=rng.choice([6, 40])) + random_ids(rng, size=3) + [1, 2]
+        at = rng.randrange(len(ids) - 1)
+        pair = (ids[at], ids[at + 1])           # a pair that occurs (the worksheet shows one
+                                                # that does not)
+        cases.append(Case(f"merge({ids!r}, {pair!r}, {rng.randrange(256, 1000)})",
+                          "Replace every occurrence, left to right, skipping past each match."))
+    for _ in range(5):
+        ids = random_ids(rng, size=30) + [1, 1]
+        cases.append(unchanged("merge", (ids, (1, 1), 256), 0,
+                               "Return a new list and leave `ids` as it was: callers keep "
+                               "using it."))
+    return [Group(cases)]
+
+
+def _tokenizer_hidden(cls: str):
+    def draw(rng):
+        from .common import random_prose, random_texts
+        groups = []
+        for _ in range(2):
+            text, doc = random_prose(rng, rng.randrange(800, 2500))
+            size = rng.randrange(262, 330)
+            samples = random_texts(rng.randrange(2**31), 12)
+            groups.append(Group(
+                [Case("tok.merges", MERGES_HINT), Case("tok.encode(TEXT)", ORDER_HINT)]
+                + [Case(f"tok.encode({s!r})", ORDER_HINT) for s in samples]
+                + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT) for s in samples],
+                setup=f"tok = {cls}()\ntok.train(TEXT, {size})", env={"TEXT": text},
+                env_doc={"TEXT": doc}))
+        return groups
+    return draw
+
+
+HIDDEN = {"get_stats": _get_stats_hidden, "merge": _merge_hidden,
+          "basic_tokenizer": _tokenizer_hidden("BasicTokenizer")}

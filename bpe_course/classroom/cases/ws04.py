@@ -88,3 +88,32 @@ CHECKERS = [
             regex_tokenizer_groups, own=("__init__", "train", "encode"),
             allowed_bases=(TOKENIZER,)),
 ]
+
+
+# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
+HELPERS = {"chunked_stats": ("bpe_course.pairs.get_stats",),
+           "regex_tokenizer": ("bpe_course.pairs",)}
+
+
+# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+
+def _chunked_stats_hidden(rng):
+    from .common import random_ids, unchanged
+    hint = "Count pairs inside each chunk only, adding into one dict."
+    chunk_lists = [[random_ids(rng, size=8) for _ in range(rng.randrange(0, 8))]
+                   for _ in range(40)]
+    return [Group([Case(f"chunked_stats({c!r})", hint) for c in chunk_lists]
+                  + [unchanged("chunked_stats", (c,), 0, "Leave the chunks as they were.")
+                     for c in chunk_lists[:3]])]
+
+
+def _regex_tokenizer_hidden(rng):
+    from .ws02 import _tokenizer_hidden
+    groups = _tokenizer_hidden("RegexTokenizer")(rng)
+    groups[1].setup = groups[1].setup.replace("RegexTokenizer()",
+                                              "RegexTokenizer(GPT2_SPLIT_PATTERN)")
+    groups[1].env["GPT2_SPLIT_PATTERN"] = GPT2_SPLIT_PATTERN
+    return groups
+
+
+HIDDEN = {"chunked_stats": _chunked_stats_hidden, "regex_tokenizer": _regex_tokenizer_hidden}

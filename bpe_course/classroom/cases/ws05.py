@@ -132,3 +132,68 @@ CHECKERS = [
         Checker("save_load", "SpecialTokenizer", "class", course_ref(REGEX), save_load_groups,
             own=("save", "load"), allowed_bases=(REGEX, TOKENIZER), blocked=("save", "load")),
 ]
+
+
+# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
+# The tokenizers build on the course's RegexTokenizer (without its own encode, special
+# tokens and files); reading or writing the course's model files is off limits.
+_BASE = ("bpe_course.pairs", "bpe_course.base", "bpe_course.pretokenize")
+HELPERS = {"special_tokens": _BASE, "save_load": _BASE}
+FORBIDDEN = {"special_tokens": (REGEX + ".from_merges",), "save_load": (REGEX + ".from_merges",)}
+
+
+# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+
+def _special_text(rng, tokens) -> str:
+    from .common import random_texts
+    words = random_texts(rng.randrange(2**31), rng.randrange(1, 6))
+    return "".join(w + (rng.choice(tokens) if rng.random() < 0.7 else "") for w in words)
+
+
+def _split_special_hidden(rng):
+    from .common import unchanged
+    pool = [EOT, FIM, "<|a|>", "<|a|><|a|>", "(x)", "[.]", "|", "ab"]
+    cases = []
+    for _ in range(40):
+        tokens = rng.sample(pool, rng.randrange(1, 4))
+        cases.append(Case(f"split_special({_special_text(rng, tokens)!r}, {tokens!r})",
+                          "Escape the tokens, longest first, and drop empty pieces."))
+    tokens = [EOT, "(x)"]
+    cases.append(unchanged("split_special", (_special_text(rng, tokens), tokens), 1,
+                           "Leave the list of tokens as it was: sort a copy (sorted(...))."))
+    return [Group(cases)]
+
+
+def _special_tokens_hidden(rng):
+    text, doc = prose(0, 2000)
+    texts = [_special_text(rng, [EOT, FIM]) for _ in range(25)]
+    cases = [Case(f"tok.encode({t!r}, allowed_special='all')", SPECIAL_HINTS["all"])
+             for t in texts[:10]]
+    cases += [Case(f"tok.encode({t!r}, allowed_special='none')", SPECIAL_HINTS["none"])
+              for t in texts[10:15]]
+    cases += [Case(f"tok.encode({t!r})", SPECIAL_HINTS["raise"]) for t in texts[15:20]]
+    cases += [Case(f"tok.decode(tok.encode({t!r}, allowed_special='all'))",
+                   SPECIAL_HINTS["decode"]) for t in texts[20:]]
+    size = rng.randrange(262, 300)
+    setup = (f"tok = SpecialTokenizer()\ntok.train(TEXT, {size})\n"
+             f"tok.register_special_tokens({{{EOT!r}: {size}, {FIM!r}: {size + 1}}})")
+    return [Group(cases, setup=setup, env={"TEXT": text}, env_doc={"TEXT": doc})]
+
+
+def _save_load_hidden(rng):
+    from .common import random_prose
+    text, doc = random_prose(rng, 1500)
+    size = rng.randrange(262, 300)
+    texts = [_special_text(rng, [EOT]) for _ in range(15)]
+    setup = (f"tok = SpecialTokenizer(GPT2_SPLIT_PATTERN)\ntok.train(TEXT, {size})\n"
+             f"tok.register_special_tokens({{{EOT!r}: {size}}})\ntok.save(TMP + '/h')\n"
+             "tok2 = SpecialTokenizer()\ntok2.load(TMP + '/h.model')")
+    same = "tok2 must encode exactly like tok after load."
+    return [Group([Case("tok2.merges == tok.merges", same)]
+                  + [Case(f"tok2.encode({t!r}, allowed_special='all')", same) for t in texts],
+                  setup=setup, env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
+                  env_doc={"TEXT": doc})]
+
+
+HIDDEN = {"split_special": _split_special_hidden, "special_tokens": _special_tokens_hidden,
+          "save_load": _save_load_hidden}

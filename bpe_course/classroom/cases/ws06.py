@@ -118,3 +118,39 @@ CHECKERS = [
         Checker("gpt4_tokenizer", "GPT4Tokenizer", "class", course_ref(REF + "TiktokenReference"),
             gpt4_tokenizer_groups, own=("__init__",), allowed_bases=(REGEX, TOKENIZER)),
 ]
+
+
+# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
+HELPERS = {"gpt4_tokenizer": ("bpe_course.pairs", "bpe_course.base", "bpe_course.special",
+                              "bpe_course.pretokenize",
+                              "bpe_course.encodings")}
+FORBIDDEN = {"gpt4_tokenizer": ("bpe_course.encodings.get_encoding",)}
+
+
+# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+
+def _recover_merges_hidden(rng):
+    from .common import unchanged
+    cases = []
+    for _ in range(3):
+        ranks, _ = first_ranks(rng.choice(["cl100k_base", "o200k_base"]),
+                                 rng.randrange(300, 900))
+        cases.append(Case(f"recover_merges({ranks!r})", "Split each token with only the "
+                          "ranks below its own."))
+    small = {bytes([b]): b for b in range(256)}
+    small.update({b"ab": 256, b"abc": 257})
+    cases.append(unchanged("recover_merges", (small,), 0, "Leave `ranks` as it was."))
+    return [Group(cases)]
+
+
+def _gpt4_hidden(rng):
+    from .common import random_prose, random_texts
+    texts = random_texts(rng.randrange(2**31), 40)
+    texts += [random_prose(rng, rng.randrange(50, 400))[0] for _ in range(10)]
+    parity = "Ids must equal tiktoken's."
+    return [Group([Case(f"tok.encode({t!r})", parity) for t in texts]
+                  + [Case(f"tok.decode(tok.encode({t!r}))", parity) for t in texts[:10]],
+                  setup="tok = GPT4Tokenizer('cl100k_base')", setup_time_limit=120)]
+
+
+HIDDEN = {"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden}

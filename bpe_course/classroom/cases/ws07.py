@@ -131,9 +131,9 @@ def train_bpe_groups() -> list[Group]:
               env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
               env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
         Group([Case(f"fast = seconds(lambda: train_bpe(TEXT, {SPEED_VOCAB}), repeat=3)\n"
-                    f"slow = seconds(lambda: RegexTokenizer().train(TEXT, {SPEED_VOCAB}))\n"
+                    f"slow = naive_seconds(TEXT, {SPEED_VOCAB})\n"
                     "round(slow / fast, 1)", FAST_HINT, expected=10, judge="at_least")],
-              setup="from bpe_course import RegexTokenizer", env={"TEXT": speed},
+              env={"TEXT": speed},
               env_doc={"TEXT": speed_doc}, time_limit=120),
         Group([Case("merges", same), Case("sorted(vocab.values())", size)],
               setup=f"{train}(CODE, 350, ['<|endoftext|>', '<|pad|>'])",
@@ -153,3 +153,46 @@ CHECKERS = [
         Checker("train_bpe", "train_bpe", "function", course_ref(REF + "naive_train_bpe"),
             train_bpe_groups),
 ]
+
+
+# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
+HELPERS = {"count_pretokens": ("bpe_course.special.split_special",
+                               "bpe_course.special.special_pattern"),
+           "train_bpe": ("bpe_course.special.split_special", "bpe_course.special.special_pattern")}
+# The speed case compares with the course's naive trainer, timed before the learner's code runs.
+def naive_timings() -> list:
+    return [(prose(*SPEED_TEXT)[0], SPEED_VOCAB)]
+
+
+# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+
+def _count_pretokens_hidden(rng):
+    from .common import random_prose, random_texts, unchanged
+    from .ws05 import _special_text
+    tokens = ["<|endoftext|>", "<|pad|>"]
+    cases = [Case(f"count_pretokens({_special_text(rng, tokens)!r}, {tokens!r})",
+                  "Cut at the special tokens, then count the pre-tokens.") for _ in range(20)]
+    cases += [Case(f"count_pretokens({t!r}, pattern=GPT2_SPLIT_PATTERN)", "Use the pattern "
+                   "you are given.") for t in random_texts(rng.randrange(2**31), 10)]
+    cases += [Case(f"count_pretokens({random_prose(rng, 500)[0]!r})", "Count each pre-token.")
+              for _ in range(5)]
+    cases.append(unchanged("count_pretokens", ("a<|pad|>b", ["<|pad|>"]), 1,
+                           "Leave the list of special tokens as it was."))
+    return [Group(cases, env={"GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN})]
+
+
+def _train_bpe_hidden(rng):
+    from .common import random_prose
+    groups = []
+    for special in ([], ["<|endoftext|>"]):
+        text, doc = random_prose(rng, rng.randrange(2000, 5000))
+        if special:
+            text = text.replace(". ", ". <|endoftext|>")
+        size = rng.randrange(280, 340)
+        groups.append(Group([Case("merges", FAST_HINT), Case("sorted(vocab.values())", FAST_HINT)],
+                            setup=f"vocab, merges = train_bpe(TEXT, {size}, {special!r})",
+                            env={"TEXT": text}, env_doc={"TEXT": doc}))
+    return groups
+
+
+HIDDEN = {"count_pretokens": _count_pretokens_hidden, "train_bpe": _train_bpe_hidden}

