@@ -81,11 +81,15 @@ def forget_sources(folder: str | None) -> None:
     now): the notebook cannot import, reload or read a fresh, unlocked copy of them."""
     if not folder:
         return
+    data = os.path.join(folder, "data")     # texts and model files: read on use, no code
     for root, dirs, files in os.walk(folder, topdown=False):
+        if root == data or root.startswith(data + os.sep):
+            continue
         for name in files:
             os.unlink(os.path.join(root, name))
         for name in dirs:
-            os.rmdir(os.path.join(root, name))
+            if os.path.join(root, name) != data:
+                os.rmdir(os.path.join(root, name))
 
 
 def run_cells(shell, cells: list[str], cell_timeout: float, deadline: float, status: str,

@@ -156,9 +156,10 @@ CHECKERS = [
 
 
 # Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
-HELPERS = {"count_pretokens": ("bpe_course.special.split_special",
-                               "bpe_course.special.special_pattern"),
-           "train_bpe": ("bpe_course.special.split_special", "bpe_course.special.special_pattern")}
+HELPERS = {"count_pretokens": ("bpe_course.special",),
+           "train_bpe": ("bpe_course.special",),
+           # a case builds its input words with the course's count_pretokens
+           "merge_words": ("bpe_course.pretokenize", "bpe_course.special")}
 # The speed case compares with the course's naive trainer, timed before the learner's code runs.
 def naive_timings() -> list:
     return [(prose(*SPEED_TEXT)[0], SPEED_VOCAB)]

@@ -69,3 +69,8 @@ CHECKERS = [
             spm_encode_groups),
 ]
 
+
+# Course code each answer may use while it is checked (see `offlimits`): reading the model
+# file is given; the encoder is the exercise.
+HELPERS = {"spm_encode": ("bpe_course.spm_model", "bpe_course.sentencepiece_bpe.mistral_model_bytes",
+                          "bpe_course.codepoint_bpe")}   # a trainer only: it has no encoder
