@@ -33,6 +33,7 @@ teach them; each module imports only modules above it in this list:
 - `spm_model`, `sentencepiece_bpe`, `codepoint_bpe` (09): SentencePiece's BPE on code
   points (Llama 2, Mistral): reading a `.model` file, `SentencePieceBPE` equal to the
   `sentencepiece` library id for id, and a code-point BPE trainer
+- `id_files` (05): a text file of any size streamed to ids on disk (`.npy`)
 - `cli`: the command line (`python -m bpe_course train/encode/...`); `_safe_path`
   keeps the working directory off `sys.path` under `python -m bpe_course`
 

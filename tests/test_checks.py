@@ -450,8 +450,8 @@ def naive_trainer():
 
 
 def test_the_naive_trainer_is_not_fast_enough():
-    fails_with(checks.train_bpe(naive_trainer()), "case 13 of 13 failed",
-               "expected: at least 10", "Count each distinct pre-token once")
+    fails_with(checks.train_bpe(naive_trainer()), "failed", "expected: at least 10",
+               "Count each distinct pre-token once")
 
 
 def test_a_wrapper_around_the_course_is_off_limits():

@@ -46,6 +46,7 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from bpe_course.classroom import sandbox
+from bpe_course.classroom.cases import WORKSHEETS
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "grading_cases"
@@ -181,6 +182,16 @@ def scores(klass, path: str) -> dict:
     return {e["id"]: e["score"] for e in entry(klass, path)["exercises"]}
 
 
+def full(worksheet: str) -> int:
+    """A worksheet's full marks, as the grader counts them."""
+    return sum(WORKSHEETS[worksheet].values())
+
+
+def only(klass, path: str, worksheet: str, **expected) -> None:
+    """The notebook's exercises score as `expected`, and every other exercise of it zero."""
+    assert scores(klass, path) == {e: expected.get(e, 0) for e in WORKSHEETS[worksheet]}
+
+
 def message(klass, path: str, exercise: str) -> str:
     return next(e["message"] for e in entry(klass, path)["exercises"] if e["id"] == exercise)
 
@@ -188,8 +199,8 @@ def message(klass, path: str, exercise: str) -> str:
 # -- honest shapes are graded in full --------------------------------------------------------------
 
 def test_honest_shapes_are_graded_in_full(klass):
-    assert entry(klass, "alice/Copy of 02_bpe_basics.ipynb")["score"] == 6
-    assert entry(klass, "alice/homework.ipynb")["score"] == 3
+    assert entry(klass, "alice/Copy of 02_bpe_basics.ipynb")["score"] == full("02_bpe_basics")
+    assert entry(klass, "alice/homework.ipynb")["score"] == full("01_utf8_warmups")
     notes = entry(klass, "alice/notes.ipynb")                  # pasted, no metadata
     assert (notes["worksheet"], notes["score"], notes["max_score"]) == ("04_regex_tokenizer", 4, 4)
     slow = entry(klass, "alice/05_special_tokens.ipynb")
@@ -198,35 +209,35 @@ def test_honest_shapes_are_graded_in_full(klass):
 
 def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     alice = next(s for s in klass["data"]["students"] if s["student"] == "alice")
-    assert alice["score"] == 6 + 3 + 4 + 5 and alice["max_score"] == 18
+    total = sum(full(w) for w in ("02_bpe_basics", "01_utf8_warmups", "04_regex_tokenizer",
+                                  "05_special_tokens"))
+    assert alice["score"] == total and alice["max_score"] == total
     assert alice["other_notebooks"] == [str(klass["root"] / "alice/02_bpe_basics-Copy1.ipynb")]
     rows = list(csv.DictReader(klass["report"].with_suffix(".csv").open(encoding="utf-8")))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave", "erin", "frank",
                                             "grace", "heidi", "ivan", "mallory"]
-    assert rows[0]["02_bpe_basics"] == "6" and rows[0]["total"] == "18"
+    assert rows[0]["02_bpe_basics"] == str(full("02_bpe_basics"))
+    assert rows[0]["total"] == str(total)
 
 
 # -- attacks score zero --------------------------------------------------------------------------
 
 def test_wrappers_and_the_new_trick_score_zero(klass):
-    bob = scores(klass, "bob/02_bpe_basics.ipynb")
-    assert bob == {"get_stats": 1, "merge": 0, "basic_tokenizer": 0}
+    only(klass, "bob/02_bpe_basics.ipynb", "02_bpe_basics", get_stats=1)
     assert "bpe_course.pairs.merge is off limits" in message(klass, "bob/02_bpe_basics.ipynb",
                                                              "merge")
 
 
 def test_calling_the_references_or_delegating_to_the_course_scores_zero(klass):
-    carol = scores(klass, "carol/01_utf8_warmups.ipynb")
-    assert carol == {"utf8_bytes": 0, "code_points_and_bytes": 0, "safe_decode": 1}
+    only(klass, "carol/01_utf8_warmups.ipynb", "01_utf8_warmups", safe_decode=1)
     assert "references.utf8_list is off limits" in message(
         klass, "carol/01_utf8_warmups.ipynb", "utf8_bytes")
-    assert scores(klass, "carol/04_regex_tokenizer.ipynb") == {"chunked_stats": 0,
-                                                                "regex_tokenizer": 0}
+    only(klass, "carol/04_regex_tokenizer.ipynb", "04_regex_tokenizer")
 
 
 def test_super_to_the_course_save_and_load_scores_zero(klass):
-    assert scores(klass, "dave/05_special_tokens.ipynb") == {
-        "split_special": 1, "special_tokens": 2, "save_load": 0}
+    only(klass, "dave/05_special_tokens.ipynb", "05_special_tokens", split_special=1,
+         special_tokens=2)
     assert "off limits" in message(klass, "dave/05_special_tokens.ipynb", "save_load")
 
 
@@ -236,13 +247,12 @@ def test_solutions_and_classmates_are_out_of_sight(klass):
 
 
 def test_patching_json_changes_nothing(klass):
-    assert scores(klass, "erin/02_bpe_basics.ipynb") == {"get_stats": 1, "merge": 0,
-                                                          "basic_tokenizer": 0}
+    only(klass, "erin/02_bpe_basics.ipynb", "02_bpe_basics", get_stats=1)
 
 
 def test_forged_answer_files_do_not_crash_the_grader(klass):
     erin = entry(klass, "erin/01_utf8_warmups.ipynb")
-    assert erin["score"] in (0, 3)              # its own answers, or none if forged over
+    assert erin["score"] in (0, full("01_utf8_warmups"))              # its own answers, or none if forged over
     if erin["score"] == 0:
         assert erin["error"] and "\n" not in erin["error"]
 
@@ -264,8 +274,7 @@ def test_fifos_in_the_scratch_folder_do_not_block_the_grader(klass):
 
 
 def test_undoing_the_lock_or_loading_the_course_afresh_fails(klass):
-    assert scores(klass, "ivan/02_bpe_basics.ipynb") == {"get_stats": 1, "merge": 0,
-                                                          "basic_tokenizer": 0}
+    only(klass, "ivan/02_bpe_basics.ipynb", "02_bpe_basics", get_stats=1)
 
 
 def test_killing_from_inside_the_sandbox_reaches_nothing(klass):

@@ -5,6 +5,7 @@ from the chapters, and each test asserts both that the check fails and
 that its message points at that mistake, not at another one.
 """
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -18,6 +19,17 @@ from bpe_course.classroom.verdicts import judge, normal
 from test_checks import fails_with, worksheet
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def unlocked(request, monkeypatch):
+    """Most wrong answers here are built by bending the course's right one, to show that each
+    mistake gets its own message; the lock that makes course code off limits in answers
+    (tested in test_checks and test_grading_attacks) would stop them before their mistake.
+    Tests marked `locked` keep it: they are about the lock's own messages."""
+    if request.node.get_closest_marker("locked") is None:
+        from bpe_course.classroom import offlimits
+        monkeypatch.setattr(offlimits, "locked", lambda *a, **k: contextlib.nullcontext())
 
 
 @pytest.fixture(scope="module")
@@ -248,6 +260,7 @@ def test_an_encode_that_does_not_split_is_caught(ws):
 
 # -- 05 ------------------------------------------------------------------------------------------
 
+@pytest.mark.locked
 def test_save_and_load_through_super_are_refused(ws):
     base = ws["05"]["SpecialTokenizer"]
 
@@ -257,19 +270,20 @@ def test_save_and_load_through_super_are_refused(ws):
 
         def load(self, model_file):
             return super(base, self).load(model_file)
-    fails_with(checks.save_load(SpecialTokenizer), "RuntimeError",
-               "the course's own bpe_course.base.Tokenizer.save",
-               "write save yourself", "without calling super()")
+    fails_with(checks.save_load(SpecialTokenizer), "OffLimits",
+               "the course's bpe_course.base.Tokenizer.save is off limits",
+               "this exercise is to write it yourself")
 
 
+@pytest.mark.locked
 def test_encode_through_super_is_refused(ws):
     base = ws["05"]["SpecialTokenizer"]
 
     class SpecialTokenizer(base):
         def encode(self, text, allowed_special="none_raise"):
             return super(base, self).encode(text, allowed_special)
-    fails_with(checks.special_tokens(SpecialTokenizer), "RegexTokenizer.encode",
-               "write encode yourself")
+    fails_with(checks.special_tokens(SpecialTokenizer), "RegexTokenizer.encode is off limits",
+               "this exercise is to write it yourself")
     # the course's classes are whole again afterwards
     from bpe_course import RegexTokenizer
     assert RegexTokenizer().encode("hi") == [104, 105]

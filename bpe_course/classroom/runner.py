@@ -238,6 +238,7 @@ def describe(obj, methods=()):
 def to_plain(x, depth=0):
     """`x` as JSON-ready data; `from_plain` turns it back.
 
+    >>> import json
     >>> from_plain(json.loads(json.dumps(to_plain({(1, 2): [b"a", ("x",)]}))))
     {(1, 2): [b'a', ('x',)]}
     """
