@@ -229,7 +229,8 @@ def test_wrappers_and_the_new_trick_score_zero(klass):
 
 
 def test_calling_the_references_or_delegating_to_the_course_scores_zero(klass):
-    only(klass, "carol/01_utf8_warmups.ipynb", "01_utf8_warmups", safe_decode=1)
+    only(klass, "carol/01_utf8_warmups.ipynb", "01_utf8_warmups", safe_decode=1,
+         encode_code_point=WORKSHEETS["01_utf8_warmups"]["encode_code_point"])  # its own
     assert "references.utf8_list is off limits" in message(
         klass, "carol/01_utf8_warmups.ipynb", "utf8_bytes")
     only(klass, "carol/04_regex_tokenizer.ipynb", "04_regex_tokenizer")
