@@ -133,6 +133,7 @@ def test_exercise_runs_end_to_end_with_not_attempted_verdicts(executed, path):
     checks = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
     assert len(checks) == len(WORKSHEETS[path.stem])
     for cell in checks:
-        assert [o.name for o in cell.outputs] == ["stderr"]
-        assert "not attempted yet" in cell.outputs[0].text
+        # only stderr; a busy kernel may deliver one message in several stream chunks
+        assert cell.outputs and {o.get("name") for o in cell.outputs} == {"stderr"}
+        assert "not attempted yet" in "".join(o.text for o in cell.outputs)
     assert not any("✅" in o.get("text", "") for o in outputs)
