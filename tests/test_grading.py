@@ -8,6 +8,7 @@ Attacks that try harder are in `test_grading_attacks.py`.
 
 import copy
 import json
+import random
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from bpe_course.classroom import sandbox
-from bpe_course.classroom.cases import WORKSHEETS
+from bpe_course.classroom.cases import CHECKERS, WORKSHEETS, groups_for
 from bpe_course.classroom.grading import identify, read_notebook, score_exercise
 
 SANDBOX = [] if sandbox.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
@@ -212,6 +213,18 @@ def test_every_exercise_worksheet_gets_zero_not_attempted(graded, name):
 def test_the_grader_runs_hidden_cases_the_worksheet_does_not_show(graded):
     entry = exercises_of(by_path(graded[0])["solutions/02_bpe_basics.ipynb"])
     assert entry["merge"]["message"] == "✅ merge: passed all 65 cases."   # the check cell shows 12
+
+
+def test_hidden_cases_drawn_for_a_run_never_repeat_a_case_the_worksheet_shows():
+    # Seed 377 draws merge([1, 2], (1, 2), 256) among merge's random cases: the very case the
+    # worksheet shows, which an answer hard-coding the shown cases would pass by luck.
+    merge = CHECKERS["merge"]
+    drawn = groups_for(merge, 377)[len(merge.groups()):]
+    shown = {c.code for g in merge.groups() if not g.hidden for c in g.cases}
+    raw = [c.code for g in merge.hidden(random.Random("377:merge")) for c in g.cases]
+    assert "merge([1, 2], (1, 2), 256)" in shown and "merge([1, 2], (1, 2), 256)" in raw
+    assert all(c.code not in shown for g in drawn for c in g.cases)
+    assert sum(len(g.cases) for g in drawn) == len(raw) - 1
 
 
 def test_report_format_and_table(graded):

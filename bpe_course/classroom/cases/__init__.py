@@ -50,12 +50,21 @@ CHECKERS: dict[str, Checker] = _checkers()
 WORKSHEETS: dict[str, dict[str, int]] = {module.WORKSHEET: module.POINTS for module in MODULES}
 
 
+def _key(group: Group, case: Case) -> tuple:
+    return group.setup, repr(sorted(group.env.items())), case.code
+
+
 @functools.lru_cache(maxsize=64)
 def _drawn(name: str, seed: int) -> tuple[Group, ...]:
+    """The hidden groups drawn from `seed`. A drawn case that happens to repeat a case the
+    worksheet shows is dropped: an answer that only hard-codes what the learner has seen
+    must not pass a "hidden" case by luck."""
+    shown = {_key(g, c) for g in CHECKERS[name].groups() if not g.hidden for c in g.cases}
     drawn = CHECKERS[name].hidden(random.Random(f"{seed}:{name}"))
     for group in drawn:
         group.hidden = True
-    return tuple(drawn)
+        group.cases = [c for c in group.cases if _key(group, c) not in shown]
+    return tuple(g for g in drawn if g.cases)
 
 
 def groups_for(checker: Checker, seed: int | None) -> list[Group]:
