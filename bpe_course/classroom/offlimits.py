@@ -35,6 +35,7 @@ bpe_course.classroom.offlimits.OffLimits: the course's bpe_course.pairs.merge is
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import sys
 import types
@@ -51,8 +52,8 @@ SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.classroom.exercises
         "bpe_course.classroom.grading", "bpe_course.classroom.kernel",
         "bpe_course.classroom.sandbox", "bpe_course.classroom.report")
 _ORIGINAL: dict = {}          # function -> its own code object
-_STUBS: dict = {}
-_CACHES: dict = {}            # function -> its functools cache (emptied when it is locked)             # (free variables, message) -> stub code
+_STUBS: dict = {}             # (free variables, kind, message) -> stub code
+_CACHES: dict = {}            # function -> its functools cache (emptied when it is locked)
 _STATE = {"locked": False}
 
 
@@ -65,18 +66,32 @@ def message(name: str) -> str:
             f"yourself (only the helpers the exercise names may be used)")
 
 
+def _kind(code) -> str:
+    """'generator', 'coroutine', 'async generator' or 'function': a function's code may
+    only be swapped for code of the same kind (Python 3.13 deprecates anything else)."""
+    flags = code.co_flags
+    for flag, kind in ((inspect.CO_GENERATOR, "generator"), (inspect.CO_COROUTINE, "coroutine"),
+                       (inspect.CO_ASYNC_GENERATOR, "async generator")):
+        if flags & flag:
+            return kind
+    return "function"
+
+
 def _stub(func, name: str):
-    """A code object with `func`'s number of free variables that raises OffLimits."""
-    free = len(func.__code__.co_freevars)
-    key = (free, name)
+    """A code object with `func`'s number of free variables and kind that raises OffLimits
+    (a locked generator raises when it is first iterated, a coroutine when awaited)."""
+    free, kind = len(func.__code__.co_freevars), _kind(func.__code__)
+    key = (free, kind, name)
     if key not in _STUBS:
         names = [f"_v{i}" for i in range(free)]
         lines = ["def _outer():"] + [f"    {n} = None" for n in names]
-        lines += ["    def _inner(*args, **kwargs):"]
+        header = {"generator": "def", "function": "def"}.get(kind, "async def")
+        lines += [f"    {header} _inner(*args, **kwargs):"]
         lines += [f"        ({', '.join(names)},)"] if names else []
         # Looked up in the course module's globals when it runs, so it names the class there.
-        lines += [f"        raise __import__({__name__!r}, fromlist=['x']).OffLimits({message(name)!r})",
-                  "    return _inner"]
+        lines += [f"        raise __import__({__name__!r}, fromlist=['x']).OffLimits({message(name)!r})"]
+        lines += ["        yield"] if kind in ("generator", "async generator") else []
+        lines += ["    return _inner"]
         namespace: dict = {}
         exec(compile("\n".join(lines), "<bpe_course: off limits>", "exec"), namespace)
         _STUBS[key] = namespace["_outer"]().__code__
