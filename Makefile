@@ -33,8 +33,11 @@ lab: venv
 lab-instructor: venv
 	$(BIN)/jupyter lab $(LAB_ARGS)
 
+# The suite in up to 4 processes (one per core), each test file whole in one process: a
+# notebook's cells and a file's shared fixtures stay together. PARALLEL= runs it in one.
+PARALLEL ?= -n auto --maxprocesses=4 --dist loadfile
 test: venv
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL)
 
 # Only the browser tests (JupyterLab driven by headless Chromium; see README).
 test-browser: venv
