@@ -227,6 +227,21 @@ def test_hidden_cases_drawn_for_a_run_never_repeat_a_case_the_worksheet_shows():
     assert sum(len(g.cases) for g in drawn) == len(raw) - 1
 
 
+@pytest.mark.parametrize("limit, size", [("DISK", 4096), ("MAX_FILES", 1)])
+def test_a_notebook_that_fills_the_disk_is_stopped(tmp_path, monkeypatch, limit, size):
+    from bpe_course.classroom import kernel
+    monkeypatch.setattr(kernel, limit, 40)          # 40 bytes or 40 files, for the test
+    code = f"for i in range(10**6):\n    open(f'f{{i}}', 'wb').write(b'x' * {size})\n"
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path)
+    try:
+        errors = kernel._watch(process, tmp_path, [tmp_path], 60)
+    finally:
+        process.kill()
+        process.wait()
+    assert len(errors) == 1 and "the notebook wrote more than" in errors[0]
+    assert kernel.disk_used([tmp_path])[1] < 10**5          # stopped long before the end
+
+
 def test_report_format_and_table(graded):
     data, table, _ = graded
     assert set(data) == {"notebooks", "score", "max_score", "students", "seed", "sandbox"}

@@ -25,6 +25,7 @@ Attack class (issue 11)                          -> where it is checked
 - FIFOs where the grader reads answers back       -> heidi
 - undoing the lock, reloading or exec'ing the course -> ivan
 - writing outside the scratch folder              -> mallory (02), test_nothing_was_written_...
+- filling memory through files (tmpfs), huge files -> judy (01); filling the disk: test_grading
 Honest shapes: alice ("Copy of", a -Copy1 blank, a renamed file, a pasted notebook
 without metadata, a slow scratch cell).
 """
@@ -156,6 +157,8 @@ def klass(tmp_path_factory):
         "mallory/02_bpe_basics.ipynb": insert(worksheet("solutions", "02_bpe_basics"),
                                               "imports", cell("write_outside", CLASS=root,
                                                               CWD=cwd)),
+        "judy/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"),
+                                             None, cell("fill_memory")),
         "mallory/04_regex_tokenizer.ipynb": insert(worksheet("solutions", "04_regex_tokenizer"),
                                                    "imports", cell("kill_grader")),
     }
@@ -215,7 +218,7 @@ def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     assert alice["other_notebooks"] == [str(klass["root"] / "alice/02_bpe_basics-Copy1.ipynb")]
     rows = list(csv.DictReader(klass["report"].with_suffix(".csv").open(encoding="utf-8")))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave", "erin", "frank",
-                                            "grace", "heidi", "ivan", "mallory"]
+                                            "grace", "heidi", "ivan", "judy", "mallory"]
     assert rows[0]["02_bpe_basics"] == str(full("02_bpe_basics"))
     assert rows[0]["total"] == str(total)
 
@@ -269,6 +272,11 @@ def test_a_merge_that_changes_its_input_fails_the_cases_that_check_it(klass):
     assert "leave `ids` as it was" in message(klass, "grace/02_bpe_basics.ipynb", "merge")
 
 
+def test_files_cannot_fill_memory_and_one_file_cannot_grow_past_the_limit(klass):
+    judy = entry(klass, "judy/01_utf8_warmups.ipynb")    # the cell takes utf8_bytes if not
+    assert (judy["score"], judy["error"]) == (full("01_utf8_warmups"), None), judy
+
+
 def test_fifos_in_the_scratch_folder_do_not_block_the_grader(klass):
     heidi = entry(klass, "heidi/01_utf8_warmups.ipynb")
     assert heidi["score"] == 0 and "\n" not in (heidi["error"] or "")     # and the run ended
@@ -280,7 +288,7 @@ def test_undoing_the_lock_or_loading_the_course_afresh_fails(klass):
 
 def test_killing_from_inside_the_sandbox_reaches_nothing(klass):
     assert entry(klass, "mallory/04_regex_tokenizer.ipynb")["score"] == 4
-    assert len(klass["data"]["notebooks"]) == 19
+    assert len(klass["data"]["notebooks"]) == 20
 
 
 # -- the report survives ------------------------------------------------------------------------------
@@ -289,7 +297,7 @@ def test_the_report_on_disk_equals_the_printed_table_after_exit(klass):
     assert klass["report"].read_text(encoding="utf-8") == klass["on_exit"]
     printed = table_scores(klass["done"].stdout)
     on_disk = {n["path"]: (n["score"], n["max_score"]) for n in klass["data"]["notebooks"]}
-    assert printed == on_disk and len(printed) == 19, klass["done"].stdout
+    assert printed == on_disk and len(printed) == 20, klass["done"].stdout
     assert not Path(str(klass["report"]) + ".outlived").exists()
     assert klass["data"]["sandbox"] == "bubblewrap" and isinstance(klass["data"]["seed"], int)
 

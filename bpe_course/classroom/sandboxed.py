@@ -142,9 +142,12 @@ def main(job_file: str) -> None:
         job = json.load(f)
     out, status = job["out"], job["status"]
     deadline = time.monotonic() + job["cells_time"]
+    import resource
     if job.get("memory"):            # a notebook that eats memory fails alone (MemoryError)
-        import resource
         resource.setrlimit(resource.RLIMIT_AS, (job["memory"], job["memory"]))
+    if job.get("file_size"):         # and one that writes a huge file gets an OSError
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (job["file_size"], job["file_size"]))
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
