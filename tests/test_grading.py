@@ -8,10 +8,12 @@ Attacks that try harder are in `test_grading_attacks.py`.
 
 import copy
 import json
+import os
 import random
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -391,3 +393,51 @@ def test_a_checker_captures_what_the_learners_code_writes(capfd):
         return out
     assert checks.merge(merge).passed
     assert "warning" not in capfd.readouterr().err
+
+
+def test_the_driver_limits_memory_file_size_and_processes():
+    code = ("import resource\nfrom bpe_course.classroom.sandboxed import limit\n"
+            "limit({'memory': 6 * 2**30, 'file_size': 2**30, 'processes': 300})\n"
+            "print([resource.getrlimit(r)[0] for r in (resource.RLIMIT_AS, "
+            "resource.RLIMIT_FSIZE, resource.RLIMIT_NPROC)])\n"
+            "try:\n    open('big', 'wb').truncate(2**31)\nexcept OSError as e:\n"
+            "    print(type(e).__name__)\n")
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=scratch, timeout=60)
+    assert done.stdout.split("\n")[:2] == [str([6 * 2**30, 2**30, 300]), "OSError"], done
+
+
+def test_the_process_limit_is_what_the_user_runs_plus_a_margin(monkeypatch):
+    from bpe_course.classroom import kernel
+    monkeypatch.setattr(kernel.os, "getuid", lambda: 0)
+    assert kernel.process_limit() is None                 # root: the kernel would not apply it
+    monkeypatch.setattr(kernel.os, "getuid", lambda: 4_000_000)      # a user with nothing
+    assert kernel.process_limit() == kernel.PROCESSES
+    monkeypatch.undo()
+    if os.getuid() != 0:
+        assert kernel.process_limit() > kernel.PROCESSES  # this test's own process counts
+
+
+def test_a_notebook_that_forks_without_end_stops_at_the_process_limit():
+    # The kernel exempts root from RLIMIT_NPROC, so as root the child runs as `nobody`.
+    prefix = []
+    if os.getuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: the process limit cannot be seen")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    code = ("import subprocess\nfrom bpe_course.classroom import kernel, sandboxed\n"
+            "kernel.PROCESSES = 30\nsandboxed.limit({'processes': kernel.process_limit()})\n"
+            "started = []\ntry:\n    for _ in range(200):\n"
+            "        started.append(subprocess.Popen(['sleep', '5']))\n"
+            "except OSError:\n    pass\nprint(len(started))\n"
+            "for p in started:\n    p.kill()\n")
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chmod(scratch, 0o777)
+        done = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True,
+                              text=True, cwd=scratch, timeout=120,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    if "ModuleNotFoundError" in done.stderr or "PermissionError" in done.stderr:
+        pytest.skip(f"the course cannot be imported as another user here: {done.stderr[-200:]}")
+    assert done.returncode == 0, done.stderr
+    assert 0 < int(done.stdout) <= 30, done.stdout

@@ -31,6 +31,7 @@ MEMORY = 6 * 2**30                  # address space a notebook's process may use
 DISK = 2 * 2**30                    # bytes a notebook may keep in its writable folders
 MAX_FILES = 100_000                 # and files
 FILE_SIZE = 2**30                   # bytes of one file it writes (a limit of the process)
+PROCESSES = 256                     # processes and threads it may add to its user's
 
 
 def is_check_cell(cell) -> bool:
@@ -62,9 +63,29 @@ def job(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
              if c.cell_type == "code" and not is_check_cell(c)]
     from .cases import naive_timings
     return {"cells": cells, "request": request, "allowed": allowed, "denied": denied,
-            "memory": MEMORY, "file_size": FILE_SIZE,
+            "memory": MEMORY, "file_size": FILE_SIZE, "processes": process_limit(),
             "cell_timeout": cell_timeout, "cells_time": max(5.0, total_timeout * 0.6),
             "naive_timings": naive_timings(name)}
+
+
+def process_limit() -> int | None:
+    """The sandbox's RLIMIT_NPROC: the processes and threads its user runs now, plus
+    `PROCESSES`, so that a notebook that forks without end stops there instead of taking
+    the machine. The kernel counts per user (every sandbox of one grader shares the count)
+    and exempts root: run as root, the grader sets no limit (None)."""
+    uid = os.getuid()
+    if uid == 0 or not os.path.isdir("/proc/self/task"):
+        return None
+    count = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue
+    return count + PROCESSES
 
 
 def _kill(process: subprocess.Popen) -> None:

@@ -137,17 +137,26 @@ def probe(job: dict, namespace: dict, out: str, errors: list[str], extra: dict) 
         write_json(out, {"errors": errors, "answers": results})
 
 
+def limit(job: dict) -> None:
+    """The job's limits on this process and all it starts (see `kernel.job`): a notebook
+    that eats memory gets a MemoryError, one that writes a huge file or forks without end
+    an OSError, and fails alone. A limit is never raised above the one in force."""
+    import resource
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)         # an error, not a killed process
+    for key, which in (("memory", resource.RLIMIT_AS), ("file_size", resource.RLIMIT_FSIZE),
+                       ("processes", resource.RLIMIT_NPROC)):
+        if job.get(key):
+            hard = resource.getrlimit(which)[1]
+            value = job[key] if hard == resource.RLIM_INFINITY else min(job[key], hard)
+            resource.setrlimit(which, (value, value))
+
+
 def main(job_file: str) -> None:
     with open(job_file, encoding="utf-8") as f:
         job = json.load(f)
     out, status = job["out"], job["status"]
     deadline = time.monotonic() + job["cells_time"]
-    import resource
-    if job.get("memory"):            # a notebook that eats memory fails alone (MemoryError)
-        resource.setrlimit(resource.RLIMIT_AS, (job["memory"], job["memory"]))
-    if job.get("file_size"):         # and one that writes a huge file gets an OSError
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (job["file_size"], job["file_size"]))
+    limit(job)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
