@@ -160,15 +160,21 @@ class Explorer:
         return bundle
 
 
-def token_explorer(*yours, text: str = DEFAULT_TEXT, standard: bool = True) -> Explorer:
+def token_explorer(*yours, text: str = DEFAULT_TEXT, standard: bool = True,
+                   named: dict | None = None) -> Explorer:
     """An explorer of `text` with your tokenizers (if any) beside GPT-2, GPT-4 and GPT-4o.
 
-    `yours` are course tokenizers or `tiktoken.Encoding`s; `standard=False` leaves out
-    OpenAI's encodings. In a notebook, end a cell with it to get the live widget.
+    `yours` are course tokenizers, `tiktoken.Encoding`s or `SentencePieceBPE`s, each
+    labelled "yours"; `named` adds tokenizers under labels of your choice (`{"Mistral 7B
+    (SentencePiece)": mistral}`); `standard=False` leaves out OpenAI's encodings. In a
+    notebook, end a cell with it to get the live widget.
+
+    >>> token_explorer(named={"GPT-2 again": get_encoding("gpt2")}, text="Hi!").counts()
+    {'GPT-2 again': 2, 'GPT-2 (r50k_base)': 2, 'GPT-4 (cl100k_base)': 2, 'GPT-4o (o200k_base)': 2}
     """
     tokenizers, notes = standard_tokenizers() if standard else ({}, [])
     mine = {}
     for k, tok in enumerate(yours, 1):
         label = label_of(tok)
         mine[label if label not in mine else f"{label} #{k}"] = tok
-    return Explorer({**mine, **tokenizers}, text=text, notes=notes)
+    return Explorer({**mine, **(named or {}), **tokenizers}, text=text, notes=notes)

@@ -142,6 +142,19 @@ class SentencePieceBPE:
             raise ValueError(f"id {i} is out of range: the vocabulary has ids 0..{len(self.pieces) - 1}")
         return self.pieces[i]
 
+    def piece_bytes(self, i: int) -> bytes:
+        """The bytes id `i` stands for on its own, as a token view shows it: `▁` as a space
+        (the dummy prefix too), a byte piece as its byte, `<unk>` as its surface, and a
+        control piece (`<s>`, `</s>`) as nothing."""
+        piece, kind = self.id_to_piece(i), self.types[i]
+        if kind == BYTE:
+            return bytes([int(piece[3:5], 16)])
+        if kind == CONTROL:
+            return b""
+        if kind == UNKNOWN:
+            return self.model.trainer["unk_surface"].encode("utf-8")
+        return piece.replace(SPACE, " ").encode("utf-8")
+
     def piece_to_id(self, piece: str) -> int:
         """The id of a piece, or of `<unk>` when there is no such piece (as the library does)."""
         return self.reserved.get(piece, self.normal.get(piece, self.unk_id))
