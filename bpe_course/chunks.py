@@ -160,9 +160,19 @@ def start_method() -> str:
     for system libraries; 'spawn' starts a fresh interpreter instead (slower,
     and a script that uses it needs an `if __name__ == "__main__":` guard).
     """
-    if sys.platform == "linux" and threading.active_count() == 1:
+    if sys.platform == "linux" and os_threads() == 1:
         return "fork"
     return "spawn"
+
+
+def os_threads() -> int:
+    """The threads this process runs, counted by the operating system: threads that C code
+    or `_thread` started are invisible to `threading.active_count()` (pytest-xdist's, for
+    one), yet make `fork` just as unsafe (Python 3.12 warns about them)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
 
 
 def run_tasks(fn, tasks: Iterable[tuple], num_workers: int, progress=None) -> Counter:

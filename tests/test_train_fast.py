@@ -8,6 +8,8 @@ means.
 """
 
 import os
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -295,3 +297,14 @@ def test_the_token_count_of_training_equals_encoding_the_corpus():
 def test_from_merges_rejects_merges_of_unknown_tokens():
     with pytest.raises(ValueError, match="no earlier merge"):
         RegexTokenizer.from_merges([(b"ab", b"c")])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is used on Linux only")
+def test_a_thread_unknown_to_threading_rules_out_fork():
+    # pytest-xdist and C libraries start threads that threading.active_count() misses.
+    code = ("import _thread, threading, time\nfrom bpe_course.chunks import start_method\n"
+            "before = start_method()\n_thread.start_new_thread(time.sleep, (5,))\n"
+            "time.sleep(0.2)\nprint(before, threading.active_count(), start_method())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.split() == ["fork", "1", "spawn"], done
