@@ -10,6 +10,7 @@ import copy
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -214,7 +215,9 @@ def test_every_exercise_worksheet_gets_zero_not_attempted(graded, name):
 
 def test_the_grader_runs_hidden_cases_the_worksheet_does_not_show(graded):
     entry = exercises_of(by_path(graded[0])["solutions/02_bpe_basics.ipynb"])
-    assert entry["merge"]["message"] == "✅ merge: passed all 65 cases."   # the check cell shows 12
+    total = sum(len(g.cases) for g in groups_for(CHECKERS["merge"], graded[0]["seed"]))
+    assert total >= 64                 # the check cell shows 12; a drawn repeat of one is dropped
+    assert entry["merge"]["message"] == f"✅ merge: passed all {total} cases."
 
 
 def test_hidden_cases_drawn_for_a_run_never_repeat_a_case_the_worksheet_shows():
@@ -280,7 +283,7 @@ def test_a_cheating_worksheet_gets_only_what_its_code_earns(graded):
     assert entry["max_score"] != 400                            # points from the package
     exercises = exercises_of(entry)
     assert "expected a list" in exercises["merge"]["message"] or \
-        "0 of 65 cases passed" in exercises["merge"]["message"]
+        re.search(r"\b0 of 6[45] cases passed", exercises["merge"]["message"])
     assert exercises["basic_tokenizer"]["message"] == "⏳ basic_tokenizer: not attempted yet."
 
 
@@ -317,8 +320,9 @@ def test_a_cell_that_hangs_is_stopped_and_the_rest_is_graded(graded_slow):
 def test_a_function_that_hangs_on_a_hidden_case_loses_only_that_case(graded_slow):
     entry = exercises_of(by_path(graded_slow[0])["hangs/02_bpe_basics.ipynb"])
     assert 0 < entry["merge"]["score"] < 2
-    assert entry["merge"]["message"].startswith("❌ merge: 64 of 65 cases passed; case 1 took "
-                                                "too long.\n    merge([], (1, 2), 256)")
+    total = sum(len(g.cases) for g in groups_for(CHECKERS["merge"], graded_slow[0]["seed"]))
+    assert entry["merge"]["message"].startswith(f"❌ merge: {total - 1} of {total} cases passed; "
+                                                "case 1 took too long.\n    merge([], (1, 2), 256)")
     assert "TimeoutError" in entry["merge"]["message"]
     assert entry["basic_tokenizer"]["score"] == 3
 
