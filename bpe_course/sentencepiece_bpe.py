@@ -8,8 +8,9 @@ not bytes, and it has no regex pre-tokenization. Encoding a text takes three ste
    (`▁Hello`). With `remove_extra_whitespaces`, leading, trailing and repeated spaces go.
 2. **Merge.** Start from one symbol per code point. Repeatedly merge the adjacent pair whose
    concatenation is a piece of the vocabulary with the highest *score* (the leftmost pair on
-   a tie). The trainer gives merge number k the score -k, so this is rank order, as in
-   chapter 03; but the vocabulary stores pieces and scores, not merges.
+   a tie). The trainer scores the pieces it learns 0, -1, -2, ... in the order it learns
+   them, so the highest score is the earliest merge: rank order, as in chapter 03; but the
+   vocabulary stores pieces and scores, not merges.
 3. **Fall back.** A symbol that is not a piece is unknown. With `byte_fallback` it is
    spelled as its UTF-8 bytes, pieces `<0x00>`..`<0xFF>`; without it, it becomes `<unk>`
    (a run of unknown symbols gives one `<unk>`).

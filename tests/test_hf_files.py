@@ -287,10 +287,7 @@ ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256db
 
 @pytest.fixture(scope="module")
 def gpt2():
-    try:
-        enc = bpe_course.get_encoding("r50k_base")
-    except Exception as e:          # r50k_base comes with issue 13 ("GPT-2 offline")
-        pytest.skip(f"r50k_base is not available offline here: {e}")
+    enc = bpe_course.get_encoding("r50k_base")       # shipped with the package: no skip
     from bpe_course.gpt4 import recover_merges
     ranks = enc._mergeable_ranks
     vocab = {rank: token for token, rank in ranks.items()}
