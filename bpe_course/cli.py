@@ -69,16 +69,30 @@ def fail(message: str) -> int:
     return 2
 
 
-def output_problem(prefix: str) -> str | None:
-    """Why `train` could not write PREFIX.model and PREFIX.vocab (None: it can)."""
+def output_problem(prefix: str, flag: str = "-o", example: str = "mytok") -> str | None:
+    """Why `train -o PREFIX` could not write PREFIX.model and PREFIX.vocab, or `encode
+    --output OUT` could not write OUT (None: it can), checked before any long work."""
     if prefix.endswith(("/", os.sep)) or Path(prefix).is_dir():
-        return f"-o {prefix}: give a file prefix such as {prefix.rstrip('/' + os.sep)}/mytok, not a folder"
+        kind = "file prefix" if flag == "-o" else "file"
+        return (f"{flag} {prefix}: give a {kind} such as "
+                f"{prefix.rstrip('/' + os.sep)}/{example}, not a folder")
     folder = Path(prefix).parent
     if not folder.is_dir():
-        return f"-o {prefix}: the folder {folder} does not exist (create it first)"
+        return f"{flag} {prefix}: the folder {folder} does not exist (create it first)"
     if not os.access(folder, os.W_OK):
-        return f"-o {prefix}: the folder {folder} is not writable"
+        return f"{flag} {prefix}: the folder {folder} is not writable"
     return None
+
+
+def input_problem(source: str, target: str) -> str | None:
+    """What is wrong with `encode --input FILE --output OUT` before streaming (None: nothing)."""
+    path = Path(source)
+    if not path.is_file():
+        return f"--input {source}: " + ("not a file" if path.exists() else "no such file")
+    problem = output_problem(target, "--output", "ids.npy")
+    if problem is None and Path(target).exists() and path.samefile(target):
+        problem = f"--output {target}: that is the --input file, which writing would erase"
+    return problem
 
 
 def corpus_problem(corpus: str) -> str | None:
@@ -208,6 +222,8 @@ def cli_encode(argv: list[str]) -> int:
         parser.error("give either TEXT, or both --input FILE and --output OUT")
     from .viz import encode_any, token_bytes
     problem = model_problem(args.model)
+    if not problem and args.input is not None:
+        problem = input_problem(args.input, args.output)
     if problem:
         return fail(problem)
     try:
@@ -243,9 +259,17 @@ def load_model(path: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; `--help` prints this module's docstring on stdout (exit status 0),
+    no command prints it on stderr (2), an unknown one gets the usual one-line error."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in COMMANDS:
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if not argv:
         print(__doc__.strip(), file=sys.stderr)
-        return 0 if argv and argv[0] in ("-h", "--help") else 2
+        return 2
+    if argv[0] not in COMMANDS:
+        return fail(f"no command {argv[0]!r}: give one of {', '.join(COMMANDS)} "
+                    f"(see python -m bpe_course --help)")
     module, function = COMMANDS[argv[0]]
     return getattr(importlib.import_module(module), function)(argv[1:]) or 0

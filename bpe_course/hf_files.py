@@ -132,13 +132,14 @@ def save_tokenizer_json(tok, path: str | os.PathLike) -> None:
 # -- reading -------------------------------------------------------------------
 
 def _read_json(path) -> object:
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no file at {path}")
+    """The file's JSON; errors name the file as the caller gave it."""
+    name = os.fspath(path)
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no file at {name}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path} is not a JSON file: {e}") from None
+        raise ValueError(f"{name} is not a JSON file: {e}") from None
 
 
 def _parse_merge(merge, k: int) -> tuple[bytes, bytes]:
@@ -186,8 +187,10 @@ def load_vocab_merges(vocab_file: str | os.PathLike, merges_file: str | os.PathL
 
 
 def _unsupported(what: str, value) -> ValueError:
-    return ValueError(f"tokenizer.json: unsupported {what}: {json.dumps(value)[:120]}; the "
-                      f"course reads byte-level BPE with a split pattern and nothing else")
+    """The error for a setting the course cannot load exactly (`load_tokenizer_json`
+    puts the file's name in front)."""
+    return ValueError(f"unsupported {what}: {json.dumps(value)[:120]}; the course reads "
+                      f"byte-level BPE with a split pattern and nothing else")
 
 
 def _pattern(pre) -> str:
@@ -214,10 +217,21 @@ def _pattern(pre) -> str:
 
 
 def load_tokenizer_json(path: str | os.PathLike) -> RegexTokenizer:
-    """Read a `tokenizer.json` of a byte-level BPE with a split pattern."""
+    """Read a `tokenizer.json` of a byte-level BPE with a split pattern.
+
+    Every ValueError starts with the file's name as given (`bad.json: unsupported
+    normalizer: ...`), whatever the file is called.
+    """
     data = _read_json(path)
+    try:
+        return _from_tokenizer_json(data)
+    except ValueError as e:
+        raise ValueError(f"{os.fspath(path)}: {e}") from None
+
+
+def _from_tokenizer_json(data) -> RegexTokenizer:
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
-        raise ValueError(f"{path}: not a tokenizer.json (no 'model')")
+        raise ValueError("not a tokenizer.json (no 'model')")
     model = data["model"]
     if model.get("type", "BPE") != "BPE":
         raise _unsupported(f"model type {model.get('type')!r} (not BPE)", model.get("type"))
@@ -236,8 +250,14 @@ def load_tokenizer_json(path: str | os.PathLike) -> RegexTokenizer:
             raise _unsupported(key, step)
     pattern = _pattern(data.get("pre_tokenizer"))
     specials = {}
-    for added in data.get("added_tokens") or []:
+    for n, added in enumerate(data.get("added_tokens") or []):
+        if not (isinstance(added, dict) and isinstance(added.get("content"), str)
+                and isinstance(added.get("id"), int)):
+            raise ValueError(f"added_tokens[{n}] needs a 'content' string and an int 'id'")
         if any(added.get(k) for k in ("single_word", "lstrip", "rstrip")):
             raise _unsupported("added token option (single_word, lstrip or rstrip)", added)
         specials[added["content"]] = added["id"]
-    return build(model.get("vocab"), model.get("merges") or [], pattern, specials)
+    merges = model.get("merges") or []
+    if not isinstance(merges, list):
+        raise ValueError("the merges must be a JSON list")
+    return build(model.get("vocab"), merges, pattern, specials)

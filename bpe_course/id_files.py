@@ -6,6 +6,10 @@ the ids either as a `.npy` array (uint16 when every id fits, else uint32:
 what a training loop memory-maps) or as text, 32 ids a line. The `.npy`
 header is written first with a count of 0 and rewritten once the count is
 known. This is `python -m bpe_course encode --input FILE --output OUT`.
+
+The output is whole or absent: an error while reading or writing, or Ctrl-C
+(KeyboardInterrupt, exit status 130 as shells report SIGINT), removes the
+partial file, whose header would otherwise claim 0 ids.
 """
 
 from __future__ import annotations
@@ -44,8 +48,28 @@ def id_writer(out, binary: str | None):
     return write
 
 
+class ReadError(Exception):
+    """An error reading or decoding the input, told apart from an error writing the output."""
+
+
+def problem(error: Exception, source: Path, target: Path) -> str:
+    """The one line naming the flag at fault: --input for reading or decoding, else --output."""
+    cause = error.args[0] if isinstance(error, ReadError) else error
+    if isinstance(cause, UnicodeDecodeError):
+        return f"--input {source}: not UTF-8 text ({cause})"
+    if isinstance(error, ReadError):
+        return f"--input {source}: cannot read it ({getattr(cause, 'strerror', None) or cause})"
+    if isinstance(error, OSError):
+        return f"--output {target}: cannot write it ({error.strerror or error})"
+    return f"--input {source}: {error}"
+
+
 def encode_file(tok, source: Path, target: Path) -> int:
-    """Stream `source` through `tok.encode_iterable` into `target`; special tokens allowed."""
+    """Stream `source` through `tok.encode_iterable` into `target`; special tokens allowed.
+
+    Returns the exit status: 0; 2 for an error, in one line on stderr naming --input or
+    --output; 130 when interrupted. Only a regular file this call opened is ever removed.
+    """
     if not hasattr(tok, "encode_iterable"):
         print("error: streaming needs a split pattern, and this model has none "
               "(a BasicTokenizer encodes the whole text at once)", file=sys.stderr)
@@ -53,14 +77,24 @@ def encode_file(tok, source: Path, target: Path) -> int:
     npy = target.suffix == ".npy"
     small = max(tok.vocab) < 1 << 16
     dtype, code = ("<u2", "H") if small else ("<u4", "I")
-    count = 0
+    count, out = 0, None
     try:
-        size = source.stat().st_size
-        with open(source, encoding="utf-8", newline="") as f, open(target, "wb") as out, \
+        try:
+            size = source.stat().st_size
+            f = open(source, encoding="utf-8", newline="")
+        except OSError as e:
+            raise ReadError(e) from e
+        with f, open(target, "wb") as out, \
                 ProgressBar(total=size, unit="B", unit_scale=True, desc="encoding",
                             disable=not sys.stderr.isatty()) as bar:
             def pieces():
-                for piece in iter(lambda: f.read(READ_CHARS), ""):
+                while True:
+                    try:
+                        piece = f.read(READ_CHARS)
+                    except (OSError, ValueError) as e:  # UnicodeDecodeError is a ValueError
+                        raise ReadError(e) from e
+                    if not piece:
+                        return
                     bar.update(len(piece.encode("utf-8", "surrogatepass")))
                     yield piece
             if npy:
@@ -77,9 +111,13 @@ def encode_file(tok, source: Path, target: Path) -> int:
             if npy:
                 out.seek(0)
                 out.write(npy_header(dtype, count))
-    except (OSError, ValueError) as e:      # UnicodeDecodeError is a ValueError
-        target.unlink(missing_ok=True)
-        print(f"error: {source}: {e}", file=sys.stderr)
+    except (KeyboardInterrupt, ReadError, OSError, ValueError) as e:
+        if out is not None and target.is_file():    # opened by this call; never /dev/null
+            target.unlink(missing_ok=True)
+        if isinstance(e, KeyboardInterrupt):
+            print(f"interrupted: nothing written to {target}", file=sys.stderr)
+            return 130
+        print(f"error: {problem(e, source, target)}", file=sys.stderr)
         return 2
     kind = ("uint16" if small else "uint32") + " .npy" if npy else "text"
     print(f"encoded {source} ({size / 1e6:.2f} MB) into {count:,} tokens "

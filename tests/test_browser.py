@@ -5,7 +5,8 @@ course; Playwright drives the system's Chromium (Playwright's own browser downlo
 is never used). The tests run chapter 01 with "Run all" and find no error; run
 chapter 03 to its end past its deliberate error; type into chapter 03's token
 explorer and watch the counts change; open a worksheet from the file browser;
-and find no nbgrader tooling and no warning in the server's log.
+and find no nbgrader tooling, no Jupyter news popup and no warning in the server's
+log.
 
     python -m pytest -m browser tests/test_browser.py       # or: make test-browser
 
@@ -196,6 +197,16 @@ def test_the_learner_sees_no_nbgrader_tooling(page, lab):
         assert "Run" in menus and not [m for m in menus if "grader" in m.lower()]
         assert page.get_by_role("button", name=re.compile("Validate")).count() == 0
         assert page.locator("text=Create Assignment").count() == 0
+
+
+def test_the_learner_gets_no_jupyter_news_popup(page, lab):
+    # Runs after chapter 01's Run all: JupyterLab asks for consent seconds after it loads.
+    with step(page, lab, "02-no-news-popup"):
+        config = page.evaluate("() => JSON.parse("
+                               "document.getElementById('jupyter-config-data').textContent)")
+        assert config["disabledExtensions"].count(
+            "@jupyterlab/apputils-extension:announcements") == 1, config["disabledExtensions"]
+        assert page.get_by_text(re.compile("notified about official Jupyter news")).count() == 0
 
 
 def test_chapter_03_runs_to_the_end_past_its_deliberate_error(page, lab):

@@ -179,3 +179,68 @@ def test_load_refuses_a_pattern_that_is_not_a_regex(trained, tmp_path):
     bad.write_text("\n".join([lines[0], 'pattern "(?<broken"', *lines[2:]]), encoding="utf-8")
     with pytest.raises(ValueError, match=r"line 2: the pattern is not a valid regular expression"):
         load(bad)
+
+
+# -- encode --input FILE --output OUT ------------------------------------------------
+
+def test_ctrl_c_while_streaming_removes_the_partial_output(trained, tmp_path, monkeypatch, capsys):
+    from bpe_course import cli, id_files
+    from bpe_course.regex_tokenizer import RegexTokenizer
+    corpus, prefix, _ = trained
+    target, seen = tmp_path / "ids.npy", {}
+    encode_iterable = RegexTokenizer.encode_iterable
+
+    def interrupted(self, *args, **kwargs):        # Ctrl-C after 5,000 ids, some on disk
+        for k, idx in enumerate(encode_iterable(self, *args, **kwargs)):
+            if k == 5000:
+                seen["partial"] = target.stat().st_size
+                raise KeyboardInterrupt
+            yield idx
+    monkeypatch.setattr(RegexTokenizer, "encode_iterable", interrupted)
+    monkeypatch.setattr(id_files, "IDS_PER_WRITE", 1024)
+    try:
+        status = cli.main(["encode", "--model", str(prefix.with_suffix(".model")),
+                           "--input", str(corpus), "--output", str(target)])
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt escaped encode as a traceback")
+    assert seen["partial"] > 128                    # the header and some ids were written ...
+    assert status == 130 and not target.exists()    # ... and are gone
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == f"interrupted: nothing written to {target}\n"
+
+
+def test_encode_checks_input_and_output_before_encoding(trained, tmp_path):
+    corpus, prefix, _ = trained
+    model = prefix.with_suffix(".model")
+    out = run("encode", "--model", model, "--input", corpus,
+              "--output", tmp_path / "nodir" / "ids.npy")
+    one_line_error(out, f"--output {tmp_path / 'nodir' / 'ids.npy'}: the folder "
+                        f"{tmp_path / 'nodir'} does not exist (create it first)")
+    assert str(corpus) not in out.stderr
+    one_line_error(run("encode", "--model", model, "--input", corpus, "--output", f"{tmp_path}/"),
+                   "--output", "not a folder")
+    one_line_error(run("encode", "--model", model, "--input", tmp_path / "none.txt",
+                       "--output", tmp_path / "ids.npy"), "--input", "none.txt", "no such file")
+    copy = tmp_path / "in.txt"
+    copy.write_text("hello", encoding="utf-8")
+    one_line_error(run("encode", "--model", model, "--input", copy, "--output", copy),
+                   "--output", "is the --input file")
+    assert copy.read_text(encoding="utf-8") == "hello" and not (tmp_path / "ids.npy").exists()
+
+
+def test_encode_names_the_tokenizer_json_file_it_cannot_load(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"model": {"type": "Unigram"}}), encoding="utf-8")
+    out = run("encode", "--model", bad, "hi")
+    one_line_error(out, f"--model {bad}: unsupported model type 'Unigram'")
+    assert "tokenizer.json" not in out.stderr
+
+
+def test_help_goes_to_stdout_and_a_missing_or_unknown_command_is_an_error():
+    for flag in ("--help", "-h"):
+        out = run(flag)
+        assert out.returncode == 0 and out.stderr == ""
+        assert out.stdout.startswith("The command line") and "encode --model" in out.stdout
+    out = run()
+    assert out.returncode == 2 and out.stdout == "" and "Commands" in out.stderr
+    one_line_error(run("tokenize", "hi"), "no command 'tokenize'", "train, encode", "--help")

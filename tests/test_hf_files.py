@@ -250,9 +250,26 @@ def mutate(trained, tmp_path, change):
     (lambda d: d["model"]["vocab"].update({"a b": 5000}), "byte map"),
 ])
 def test_unsupported_tokenizer_json_is_refused_naming_what(trained, tmp_path, change, named):
+    path = mutate(trained, tmp_path, change)
     with pytest.raises(ValueError, match="unsupported|byte map") as error:
-        load_tokenizer_json(mutate(trained, tmp_path, change))
+        load_tokenizer_json(path)
     assert named in str(error.value)
+    assert str(error.value).startswith(f"{path}: ")          # the file's own name
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda d: d.update(added_tokens=[1]), "added_tokens[0] needs a 'content' string"),
+    (lambda d: d["added_tokens"][1].pop("id"), "added_tokens[1] needs a 'content' string and "
+                                               "an int 'id'"),
+    (lambda d: d["model"].update(merges=3), "the merges must be a JSON list"),
+    (lambda d: d.pop("model"), "not a tokenizer.json (no 'model')"),
+])
+def test_a_malformed_tokenizer_json_is_a_value_error_naming_the_file(trained, tmp_path,
+                                                                      change, named):
+    path = mutate(trained, tmp_path, change)
+    with pytest.raises(ValueError) as error:
+        load_tokenizer_json(str(path))
+    assert str(error.value).startswith(f"{path}: {named}"), str(error.value)
 
 
 def test_a_unigram_file_from_the_tokenizers_library_is_refused(tmp_path):
@@ -263,10 +280,13 @@ def test_a_unigram_file_from_the_tokenizers_library_is_refused(tmp_path):
         load_tokenizer_json(tmp_path / "unigram.json")
 
 
-def test_files_that_are_not_json_or_missing(tmp_path):
+def test_files_that_are_not_json_or_missing(tmp_path, monkeypatch):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="not a JSON file"):
         load_tokenizer_json(tmp_path / "bad.json")
+    monkeypatch.chdir(tmp_path)                 # the name as given, not "tokenizer.json"
+    with pytest.raises(ValueError, match=r"^\./bad\.json is not a JSON file"):
+        load_tokenizer_json("./bad.json")
     with pytest.raises(FileNotFoundError):
         load_vocab_merges(tmp_path / "vocab.json", tmp_path / "merges.txt")
 

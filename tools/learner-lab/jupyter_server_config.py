@@ -5,7 +5,8 @@ switched off (and its JupyterLab extension, in labconfig/page_config.json), so a
 no nbgrader menu, Validate button or Create Assignment panel, and the log has no nbgrader
 warnings. Only extensions that are installed are named, so an environment without nbgrader
 starts without warnings too. JupyterLab's extension manager is read-only: the course runs
-offline and needs no extensions from PyPI.
+offline and needs no extensions from PyPI. labconfig/page_config.json also switches off
+JupyterLab's announcements plugin (no "get notified about official Jupyter news?" popup).
 """
 
 import importlib.util
