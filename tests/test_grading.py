@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -234,17 +235,18 @@ def test_hidden_cases_drawn_for_a_run_never_repeat_a_case_the_worksheet_shows():
 
 @pytest.mark.parametrize("limit, size", [("DISK", 4096), ("MAX_FILES", 1)])
 def test_a_notebook_that_fills_the_disk_is_stopped(tmp_path, monkeypatch, limit, size):
-    from bpe_course.classroom import kernel
-    monkeypatch.setattr(kernel, limit, 40)          # 40 bytes or 40 files, for the test
+    from bpe_course.classroom import watch
+    monkeypatch.setattr(watch, limit, 40)           # 40 bytes or 40 files, for the test
     code = f"for i in range(10**6):\n    open(f'f{{i}}', 'wb').write(b'x' * {size})\n"
     process = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path)
     try:
-        errors = kernel._watch(process, tmp_path, [tmp_path], 60)
+        errors = watch.watch(process, [tmp_path], 60, lambda: "cell 3")
     finally:
         process.kill()
         process.wait()
-    assert len(errors) == 1 and "the notebook wrote more than" in errors[0]
-    assert kernel.disk_used([tmp_path])[1] < 10**5          # stopped long before the end
+    assert errors == [f"stopped at cell 3: the notebook wrote more than {watch.DISK / 2**30:g} "
+                      f"GiB or {watch.MAX_FILES:,} files"]
+    assert watch.disk_used([tmp_path])[1] < 10**5          # stopped long before the end
 
 
 def test_report_format_and_table(graded):
@@ -413,23 +415,59 @@ def test_the_driver_limits_memory_file_size_and_processes():
 
 
 def test_the_process_limit_is_what_the_user_runs_plus_a_margin(monkeypatch):
-    from bpe_course.classroom import kernel
-    monkeypatch.setattr(kernel.os, "getuid", lambda: 0)
-    assert kernel.process_limit() is None                 # root: the kernel would not apply it
+    from bpe_course.classroom import kernel, sandbox
+    monkeypatch.setattr(sandbox, "as_root", lambda: False)
     monkeypatch.setattr(kernel.os, "getuid", lambda: 4_000_000)      # a user with nothing
+    assert kernel.process_limit() == kernel.PROCESSES
+    # Root is exempt from the limit, so a grader run as root runs notebooks as nobody, and
+    # the limit counts nobody's processes.
+    monkeypatch.setattr(sandbox, "as_root", lambda: True)
+    monkeypatch.setattr(kernel.os, "listdir", lambda path: [] if path == "/proc" else ["1"])
     assert kernel.process_limit() == kernel.PROCESSES
     monkeypatch.undo()
     if os.getuid() != 0:
         assert kernel.process_limit() > kernel.PROCESSES  # this test's own process counts
 
 
+def test_the_grader_stops_a_notebook_whose_processes_together_hold_too_much_memory(
+        monkeypatch, tmp_path):
+    # Each process's memory limit cannot see the sum: four processes of 64 MB each here,
+    # against a limit of 160 MB for all of them together.
+    from bpe_course.classroom import kernel, watch
+    monkeypatch.setattr(watch, "RESIDENT", 160 * 2**20)
+    code = ("import os, time\nfor _ in range(2):\n    os.fork()\n"
+            "block = bytearray(64 * 2**20)\ntime.sleep(60)\n")
+    process = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    try:
+        errors = watch.watch(process, [tmp_path], 30, lambda: "cell 2")
+    finally:
+        kernel._kill(process)
+    assert len(errors) == 1 and "held more than 0.15625 GiB of memory" in errors[0], errors
+
+
+def test_usage_counts_a_process_and_everything_under_it():
+    from bpe_course.classroom import kernel, watch
+    code = "import subprocess, time\nsubprocess.Popen(['sleep', '30'])\ntime.sleep(30)\n"
+    process = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    try:
+        for _ in range(100):                        # until the child has started
+            resident, threads = watch.sandbox_usage(process.pid)
+            if threads >= 2:
+                break
+            time.sleep(0.05)
+        assert threads >= 2 and resident > 0
+    finally:
+        kernel._kill(process)
+
+
 def test_a_notebook_that_forks_without_end_stops_at_the_process_limit():
-    # The kernel exempts root from RLIMIT_NPROC, so as root the child runs as `nobody`.
+    # The kernel exempts root from RLIMIT_NPROC, so as root the child runs as a user of its
+    # own (not `nobody`, whom the grader's sandboxes use: the kernel counts per user).
     prefix = []
     if os.getuid() == 0:
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: the process limit cannot be seen")
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        prefix = ["setpriv", "--reuid=64999", "--regid=64999", "--clear-groups"]
     code = ("import subprocess\nfrom bpe_course.classroom import kernel, sandboxed\n"
             "kernel.PROCESSES = 30\nsandboxed.limit({'processes': kernel.process_limit()})\n"
             "started = []\ntry:\n    for _ in range(200):\n"

@@ -26,6 +26,11 @@ Attack class (issue 11)                          -> where it is checked
 - undoing the lock, reloading or exec'ing the course -> ivan
 - writing outside the scratch folder              -> mallory (02), test_nothing_was_written_...
 - filling memory through files (tmpfs), huge files -> judy (01); filling the disk: test_grading
+- a helper of one exercise carried over to another -> niaj (07, count_pretokens)
+- replacing the clock of the speed case             -> niaj (07, train_bpe)
+- filling the disk through the course's private copy -> oscar (01)
+- more processes than allowed (as root: none)     -> peggy (01); memory: test_grading
+- the grader's environment read through /proc      -> trudy (01)
 Honest shapes: alice ("Copy of", a -Copy1 blank, a renamed file, a pasted notebook
 without metadata, a slow scratch cell).
 """
@@ -56,6 +61,9 @@ pytestmark = pytest.mark.skipif(not sandbox.available()[0],
                                 reason=f"no sandbox here: {sandbox.available()[1]}")
 
 
+SECRET = "s3cret-token-4711"          # in the grader's environment: no notebook may read it
+
+
 def worksheet(folder: str, name: str):
     return nbformat.read(ROOT / folder / f"{name}.ipynb", as_version=4)
 
@@ -76,6 +84,13 @@ def insert(nb, after: str | None, source: str):
     """Put a code cell after the cell with grade_id `after` (None: at the end)."""
     at = len(nb.cells) if after is None else index(nb, after) + 1
     nb.cells.insert(at, new_code_cell(source))
+    return nb
+
+
+def fill_course_copy(nb):
+    """The package-copy attack, in four cells so that no one cell reaches its time limit."""
+    for start in range(0, 101_000, 25_250):
+        insert(nb, None, cell("package_copy_files", START=start, STOP=start + 25_250))
     return nb
 
 
@@ -161,13 +176,22 @@ def klass(tmp_path_factory):
                                              None, cell("fill_memory")),
         "mallory/04_regex_tokenizer.ipynb": insert(worksheet("solutions", "04_regex_tokenizer"),
                                                    "imports", cell("kill_grader")),
+        "niaj/07_fast_training.ipynb": insert(insert(worksheet("solutions", "07_fast_training"),
+                                                     "count_pretokens_code",
+                                                     cell("smuggle_helpers")),
+                                              "train_bpe_code", cell("fake_clock")),
+        "oscar/01_utf8_warmups.ipynb": fill_course_copy(worksheet("solutions", "01_utf8_warmups")),
+        "peggy/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"), None,
+                                              cell("many_processes")),
+        "trudy/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"), None,
+                                              cell("leak_env")),
     }
     for path, nb in books.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, root / path)
     before = snapshot(root)
     done = run_grader([root, "--json", report, "--jobs", "2", "--cell-timeout", "4",
-                       "--timeout", "120"], cwd)
+                       "--timeout", "120"], cwd, env=dict(os.environ, BPE_TEST_SECRET=SECRET))
     assert done.returncode == 0, done.stderr
     on_exit = report.read_text(encoding="utf-8")
     (base / "stdout.txt").write_text(done.stdout, encoding="utf-8")
@@ -218,7 +242,8 @@ def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     assert alice["other_notebooks"] == [str(klass["root"] / "alice/02_bpe_basics-Copy1.ipynb")]
     rows = list(csv.DictReader(klass["report"].with_suffix(".csv").open(encoding="utf-8")))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave", "erin", "frank",
-                                            "grace", "heidi", "ivan", "judy", "mallory"]
+                                            "grace", "heidi", "ivan", "judy", "mallory", "niaj",
+                                            "oscar", "peggy", "trudy"]
     assert rows[0]["02_bpe_basics"] == str(full("02_bpe_basics"))
     assert rows[0]["total"] == str(total)
 
@@ -288,7 +313,39 @@ def test_undoing_the_lock_or_loading_the_course_afresh_fails(klass):
 
 def test_killing_from_inside_the_sandbox_reaches_nothing(klass):
     assert entry(klass, "mallory/04_regex_tokenizer.ipynb")["score"] == 4
-    assert len(klass["data"]["notebooks"]) == 20
+    assert len(klass["data"]["notebooks"]) == 24
+
+
+def test_a_helper_of_one_exercise_cannot_be_carried_over_to_another(klass):
+    # Each group of exercises with the same helpers runs the notebook afresh, locked to those
+    # helpers from its first cell: pretokenize is never live where count_pretokens is checked.
+    only(klass, "niaj/07_fast_training.ipynb", "07_fast_training", merge_words=2,
+         train_bpe=scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"])
+    assert "off limits" in message(klass, "niaj/07_fast_training.ipynb", "count_pretokens")
+
+
+def test_replacing_the_clock_does_not_pass_the_speed_case(klass):
+    train = scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"]
+    assert 0 < train < WORKSHEETS["07_fast_training"]["train_bpe"]   # correct, but slow
+    assert "distinct pre-token" in message(klass, "niaj/07_fast_training.ipynb", "train_bpe")
+
+
+def test_filling_the_disk_through_the_course_copy_is_stopped(klass):
+    # Stopped within half a second of passing the limit (what was graded by then counts).
+    oscar = entry(klass, "oscar/01_utf8_warmups.ipynb")
+    assert "stopped at" in oscar["error"] and "100,000 files" in oscar["error"], oscar
+    assert oscar["score"] < full("01_utf8_warmups")
+
+
+def test_more_processes_than_allowed_cannot_be_started(klass):
+    peggy = entry(klass, "peggy/01_utf8_warmups.ipynb")
+    stopped = "threads" in (peggy["error"] or "")
+    assert stopped or scores(klass, "peggy/01_utf8_warmups.ipynb")["utf8_bytes"] == 1, peggy
+
+
+def test_the_graders_environment_stays_out_of_the_sandbox(klass):
+    assert entry(klass, "trudy/01_utf8_warmups.ipynb")["score"] == full("01_utf8_warmups")
+    assert SECRET not in klass["on_exit"] and SECRET not in klass["done"].stdout
 
 
 # -- the report survives ------------------------------------------------------------------------------
@@ -297,9 +354,10 @@ def test_the_report_on_disk_equals_the_printed_table_after_exit(klass):
     assert klass["report"].read_text(encoding="utf-8") == klass["on_exit"]
     printed = table_scores(klass["done"].stdout)
     on_disk = {n["path"]: (n["score"], n["max_score"]) for n in klass["data"]["notebooks"]}
-    assert printed == on_disk and len(printed) == 20, klass["done"].stdout
+    assert printed == on_disk and len(printed) == 24, klass["done"].stdout
     assert not Path(str(klass["report"]) + ".outlived").exists()
-    assert klass["data"]["sandbox"] == "bubblewrap" and isinstance(klass["data"]["seed"], int)
+    assert klass["data"]["sandbox"].startswith("bubblewrap"), klass["data"]["sandbox"]
+    assert isinstance(klass["data"]["seed"], int)
 
 
 def test_nothing_was_written_outside_the_scratch_folders(klass):

@@ -13,8 +13,9 @@ the classroom imports the story, to know the right answers.
 - `grading`, `submissions`, `kernel`, `report`: `python -m bpe_course grade`,
   which finds and identifies each submitted worksheet, runs it in a sandbox,
   scores it on hidden cases and writes the report (JSON, CSV, per student)
-- `sandbox`, `sandboxed`: the bubblewrap sandbox, and the driver that runs a
-  notebook and its cases inside it
+- `sandbox`, `sandboxed`, `watch`: the bubblewrap sandbox, the driver that runs
+  a notebook and its cases inside it, and the watch kept on it from outside
+  (memory, threads, files)
 - `offlimits`: the lock that keeps the course's own code out of answers
 - `exercises`: `python -m bpe_course exercises`, which writes the worksheets
   in `exercises/` from the worked ones in `solutions/`

@@ -137,15 +137,6 @@ def _run_cases(checker: Checker, target, groups, wanted, total, time_limit) -> V
 
 
 @contextlib.contextmanager
-def _refusal(owner, name):
-    def refuse(*args, **kwargs):
-        raise RuntimeError(f"your code called the course's own {owner}.{name} (through "
-                           f"super().{name} or the base class): this exercise is to write "
-                           f"{name} yourself")
-    return refuse
-
-
-@contextlib.contextmanager
 def attempt():
     """For cells that try out the learner's code: show errors instead of raising them.
 

@@ -1,12 +1,14 @@
 """Running one worksheet for the grader: a job for `sandboxed`, run in the sandbox, read back.
 
 The grader writes a job file (the notebook's code cells, its check cells left
-out; the cases; the helpers each exercise may use) into a fresh folder, runs
+out; the cases; the helpers the exercises may use) into a fresh folder, runs
 `sandboxed.main` on it inside bubblewrap (`sandbox.command`) with a fresh
-scratch folder, kills the whole sandbox at the notebook's time limit, and
-reads back `answers.json`: at most `MAX_ANSWERS` bytes, checked for shape
-(`validate`), and converted within a time limit. Anything else the notebook
-left behind is deleted with its scratch folder.
+scratch folder, watches its memory, threads and files (`_watch`), kills the
+whole sandbox at the notebook's time limit, and reads back `answers.json`: at
+most `MAX_ANSWERS` bytes, checked for shape (`validate`), and converted within
+a time limit. Anything else the notebook left behind is deleted with its
+scratch folder. Exercises that may use different course helpers get a run
+each (`by_helpers`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 
 from . import sandbox
+from .watch import watch
 from .cases import CHECKERS, WORKSHEETS
 from .checks import shipped
 from .runner import to_plain
@@ -28,8 +31,6 @@ from .runner import to_plain
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers.json the grader reads at most
 MAX_ERRORS = 20
 MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
-DISK = 2 * 2**30                    # bytes a notebook may keep in its writable folders
-MAX_FILES = 100_000                 # and files
 FILE_SIZE = 2**30                   # bytes of one file it writes (a limit of the process)
 PROCESSES = 256                     # processes and threads it may add to its user's
 
@@ -54,26 +55,35 @@ def probe_request(name: str, seed: int, time_limit: float) -> dict:
     return {"exercises": exercises, "time_limit": time_limit}
 
 
-def job(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
-        case_timeout: float) -> dict:
-    request = probe_request(name, seed, case_timeout)
-    allowed = sorted({a for e in request["exercises"] for a in e["allowed"]})
-    denied = sorted({d for e in request["exercises"] for d in e["denied"]})
+def job(nb, request: dict, cell_timeout: float, total_timeout: float, naive: list) -> dict:
+    """The job file of one run: the cells, and the exercises of `request`, which may all
+    use the same course helpers (see `by_helpers`), locked to those from the first cell."""
     cells = [(i, c.source) for i, c in enumerate(nb.cells)
              if c.cell_type == "code" and not is_check_cell(c)]
-    from .cases import naive_timings
-    return {"cells": cells, "request": request, "allowed": allowed, "denied": denied,
-            "memory": MEMORY, "file_size": FILE_SIZE, "processes": process_limit(),
-            "cell_timeout": cell_timeout, "cells_time": max(5.0, total_timeout * 0.6),
-            "naive_timings": naive_timings(name)}
+    first = request["exercises"][0]
+    return {"cells": cells, "request": request, "allowed": first["allowed"],
+            "denied": first["denied"], "memory": MEMORY, "file_size": FILE_SIZE,
+            "processes": process_limit(), "cell_timeout": cell_timeout,
+            "cells_time": max(5.0, total_timeout * 0.6), "naive_timings": naive}
+
+
+def by_helpers(exercises: list[dict]) -> list[list[dict]]:
+    """The exercises grouped by the course helpers they may use, in worksheet order. Each
+    group gets a run of its own: code that one exercise may call is never live in a run that
+    checks another, so no cell can keep a copy of it for an answer that may not use it."""
+    groups: dict = {}
+    for exercise in exercises:
+        key = (tuple(exercise["allowed"]), tuple(exercise["denied"]))
+        groups.setdefault(key, []).append(exercise)
+    return list(groups.values())
 
 
 def process_limit() -> int | None:
     """The sandbox's RLIMIT_NPROC: the processes and threads its user runs now, plus
     `PROCESSES`, so that a notebook that forks without end stops there instead of taking
     the machine. The kernel counts per user (every sandbox of one grader shares the count)
-    and exempts root: run as root, the grader sets no limit (None)."""
-    uid = os.getuid()
+    and exempts root, which is why a grader run as root runs notebooks as nobody."""
+    uid = sandbox.DROP_TO[0] if sandbox.as_root() else os.getuid()
     if uid == 0 or not os.path.isdir("/proc/self/task"):
         return None
     count = 0
@@ -98,8 +108,25 @@ def _kill(process: subprocess.Popen) -> None:
 
 def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
                  case_timeout: float, use_sandbox: bool = True) -> tuple[str | None, dict]:
-    """Run the notebook and the probe; (error or None, the answers that came back)."""
-    data = job(nb, name, seed, cell_timeout, total_timeout, case_timeout)
+    """Run the notebook and the probe, once per group of exercises that may use the same
+    course helpers (`by_helpers`); (error or None, the answers that came back)."""
+    from .cases import naive_timings
+    request = probe_request(name, seed, case_timeout)
+    errors: list[str] = []
+    answers: dict = {}
+    for exercises in by_helpers(request["exercises"]):
+        times_naive = "naive_seconds" in json.dumps(exercises)      # a speed case is here
+        data = job(nb, dict(request, exercises=exercises), cell_timeout, total_timeout,
+                   naive_timings(name) if times_naive else [])
+        lines, got = run_job(data, total_timeout, use_sandbox)
+        errors += [line for line in lines if line not in errors]
+        # Only what this run checked: a notebook cannot answer for another run's exercises.
+        answers.update({e["id"]: got[e["id"]] for e in exercises if e["id"] in got})
+    return ("; ".join(errors) or None), answers
+
+
+def run_job(data: dict, total_timeout: float, use_sandbox: bool) -> tuple[list[str], dict]:
+    """One run in a fresh sandbox; (error lines, the answers that came back)."""
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
         job_dir, scratch, temp = Path(work) / "job", Path(work) / "scratch", Path(work) / "temp"
         job_dir.mkdir()
@@ -112,6 +139,7 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
             package = sandbox.copy_package(Path(work) / "course" / "bpe_course")
             for folder in [package.parent, package, *package.rglob("*")]:
                 folder.chmod(0o777 if folder.is_dir() else 0o666)
+            writable.append(package.parent)     # writable, so that the driver can delete it
             data["forget_sources"] = f"{sandbox.COURSE}/bpe_course"
             argv = sandbox.command(job_dir, scratch, temp, user=sandbox.user_namespace(),
                                    package=package)
@@ -121,12 +149,12 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
         (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
         errors = []
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True)
+                                   stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
+                                   env=sandbox.BWRAP_ENV if use_sandbox else None)
         try:
-            errors += _watch(process, scratch, writable, total_timeout)
+            errors += watch(process, writable, total_timeout, lambda: _where(scratch))
         finally:
             _kill(process)
-        time.sleep(0)
         answers, reported, problem = read_answers(scratch / ".answers.json")
         if problem:
             errors.append(problem)
@@ -134,55 +162,7 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
             errors.append(f"the notebook's process ended during {_where(scratch)} "
                           f"(a crash, os._exit or a kill?)")
         shutil.rmtree(scratch, ignore_errors=True)
-    errors = reported + errors
-    return ("; ".join(errors) or None), answers
-
-
-def _watch(process: subprocess.Popen, scratch: Path, writable: list[Path],
-           total_timeout: float) -> list[str]:
-    """Wait for the notebook's process; stop it at the time limit, or as soon as its
-    folders hold more than `DISK` bytes or `MAX_FILES` files (counted twice a second)."""
-    deadline = time.monotonic() + total_timeout
-    while True:
-        try:
-            process.wait(timeout=min(0.5, max(0.0, deadline - time.monotonic())))
-            return []
-        except subprocess.TimeoutExpired:
-            pass
-        used, files = disk_used(writable)
-        if used > DISK or files > MAX_FILES:
-            return [f"stopped at {_where(scratch)}: the notebook wrote more than "
-                    f"{DISK / 2**30:g} GiB or {MAX_FILES:,} files"]
-        if time.monotonic() >= deadline:
-            return [f"stopped at {_where(scratch)}: the notebook's time limit of "
-                    f"{total_timeout:g} s was reached"]
-
-
-def disk_used(folders: list[Path]) -> tuple[int, int]:
-    """(bytes on disk, files) under `folders`, not following links; the count stops soon
-    after `MAX_FILES`. Bytes are blocks really used, so a sparse file counts what it holds.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     _ = (Path(d) / "a.txt").write_text("x" * 10_000)
-    ...     used, files = disk_used([Path(d)])
-    >>> used >= 10_000, files
-    (True, 1)
-    """
-    used = files = 0
-    stack = [str(f) for f in folders]
-    while stack and files <= MAX_FILES:
-        try:
-            with os.scandir(stack.pop()) as entries:
-                for entry in entries:
-                    files += 1
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    else:
-                        used += entry.stat(follow_symlinks=False).st_blocks * 512
-        except OSError:
-            continue
-    return used, files
+    return reported + errors, answers
 
 
 def _read_small(path: Path, limit: int) -> bytes | None:

@@ -50,7 +50,8 @@ MACHINERY = ("bpe_course.classroom.offlimits", "bpe_course.classroom.runner",
 # instructor's tools, which read notebooks with nbformat (seconds to import).
 SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.classroom.exercises",
         "bpe_course.classroom.grading", "bpe_course.classroom.kernel",
-        "bpe_course.classroom.sandbox", "bpe_course.classroom.report")
+        "bpe_course.classroom.sandbox", "bpe_course.classroom.report",
+        "bpe_course.classroom.watch")
 _ORIGINAL: dict = {}          # function -> its own code object
 _STUBS: dict = {}             # (free variables, kind, message) -> stub code
 _CACHES: dict = {}            # function -> its functools cache (emptied when it is locked)

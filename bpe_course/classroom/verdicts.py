@@ -183,9 +183,12 @@ def failure_message(checker: Checker, group: Group, case: Case, number: int, tot
         if len(shown) > 5:
             lines.append(f"    … ({len(shown) - 5} more lines)")
     hint = case.hint
-    if isinstance(got, Raised) and "called the course's own" in got.message:
-        hint = ("this check switches the course's own version off: write the method in your "
-                "class without calling super() for it.")
+    if isinstance(got, Raised) and (got.type_name == "OffLimits"
+                                    or "is off limits here" in got.message):
+        # The case's own hint would be about another mistake: this one is calling the course.
+        hint = ("your answer called the course's own code, which is switched off while your "
+                "answer is checked: write it yourself, without calling the course's version "
+                "(through super(), a wrapper or a copy kept from an earlier cell).")
     if hint:
         lines += textwrap.wrap("hint: " + hint, width=92, subsequent_indent="      ")
     return "\n".join(lines)
