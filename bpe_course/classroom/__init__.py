@@ -7,12 +7,14 @@ the classroom imports the story, to know the right answers.
   each returning a `Verdict`; `verdicts` says what was wrong and how to fix it
 - `cases`: the cases behind every checker, one module per worksheet
   (`ws01` ... `ws09`), with `common` for what they share
-- `runner`: runs a case on the learner's object, with a time limit, and turns
-  answers into plain data (stdlib only: the grader sends it into kernels)
+- `runner`: runs a case on the learner's object, with a time limit; `plain`
+  turns answers into plain data and back (both stdlib only: the grader's
+  driver runs them in the sandbox)
 - `references`: the right answers where the story has no function for them
-- `grading`, `submissions`, `kernel`, `report`: `python -m bpe_course grade`,
-  which finds and identifies each submitted worksheet, runs it in a sandbox,
-  scores it on hidden cases and writes the report (JSON, CSV, per student)
+- `grading`, `submissions`, `kernel`, `scoring`, `report`: `python -m
+  bpe_course grade`, which finds and identifies each submitted worksheet, runs
+  it in a sandbox, scores it on hidden cases and writes the report (JSON, CSV,
+  per student)
 - `sandbox`, `sandboxed`, `watch`: the bubblewrap sandbox, the driver that runs
   a notebook and its cases inside it, and the watch kept on it from outside
   (memory, threads, files)

@@ -29,29 +29,10 @@ of the exercise fails with a message saying so.
 
 from __future__ import annotations
 
-import contextlib
-import sys
-from dataclasses import dataclass
-
 from . import offlimits, runner
 from .cases import CHECKERS, COMPUTE, Checker, Group
 from .runner import Raised
-from .verdicts import failure_message, judge, misuse, normal
-
-
-@dataclass
-class Verdict:
-    """The result of a check: `passed`, how many `cases` ran, and the `message` to show."""
-    passed: bool
-    cases: int
-    message: str
-    attempted: bool = True
-
-    def __str__(self) -> str:
-        return self.message
-
-    def _ipython_display_(self) -> None:
-        print(self.message, file=sys.stdout if self.passed else sys.stderr)
+from .verdicts import Verdict, attempt, failure_message, judge, misuse, normal  # noqa: F401
 
 
 # -- running a checker ------------------------------------------------------------------------
@@ -134,25 +115,6 @@ def _run_cases(checker: Checker, target, groups, wanted, total, time_limit) -> V
             return Verdict(False, number, failure_message(checker, group, case, number, total,
                                                           problem, got, printed))
     return Verdict(True, number, f"✅ {checker.name}: passed all {number} cases.")
-
-
-@contextlib.contextmanager
-def attempt():
-    """For cells that try out the learner's code: show errors instead of raising them.
-
-    `with checks.attempt(): ...` prints "not attempted yet" for NotImplementedError
-    and the exception's type and message for anything else, so the worksheet
-    runs on to the end.
-    """
-    try:
-        yield
-    except NotImplementedError:
-        print("⏳ not attempted yet: this cell uses code you have not written yet.",
-              file=sys.stderr)
-    except Exception as exc:
-        where = runner.caught(exc).where
-        print(f"❌ {type(exc).__name__}: {exc}" + (f"\n    (at {where})" if where else ""),
-              file=sys.stderr)
 
 
 # -- one checker per thing a learner writes ------------------------------------------------------

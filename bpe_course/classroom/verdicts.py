@@ -4,16 +4,56 @@
 learner's object cannot claim to equal everything); `difference` and
 `merges_difference` say where two answers part; `misuse` catches a target that
 is not the learner's own work; `failure_message` writes the teacher's answer:
-the failing case as code to paste, what differed, and the case's hint.
+the failing case as code to paste, what differed, and the case's hint. A
+`Verdict` carries it into the notebook; `attempt` shows a learner's error in a
+cell that tries their code out, instead of stopping the worksheet.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import textwrap
+from dataclasses import dataclass
 
+from . import runner
 from .cases import Case, Checker, Group
 from .cases.common import escaped
 from .runner import Opaque, Raised, from_plain, to_plain
+
+
+@dataclass
+class Verdict:
+    """The result of a check: `passed`, how many `cases` ran, and the `message` to show."""
+    passed: bool
+    cases: int
+    message: str
+    attempted: bool = True
+
+    def __str__(self) -> str:
+        return self.message
+
+    def _ipython_display_(self) -> None:
+        print(self.message, file=sys.stdout if self.passed else sys.stderr)
+
+
+@contextlib.contextmanager
+def attempt():
+    """For cells that try out the learner's code: show errors instead of raising them.
+
+    `with checks.attempt(): ...` prints "not attempted yet" for NotImplementedError
+    and the exception's type and message for anything else, so the worksheet
+    runs on to the end.
+    """
+    try:
+        yield
+    except NotImplementedError:
+        print("⏳ not attempted yet: this cell uses code you have not written yet.",
+              file=sys.stderr)
+    except Exception as exc:
+        where = runner.caught(exc).where
+        print(f"❌ {type(exc).__name__}: {exc}" + (f"\n    (at {where})" if where else ""),
+              file=sys.stderr)
 
 
 # -- judging one answer ---------------------------------------------------------------------
