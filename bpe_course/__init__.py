@@ -14,9 +14,12 @@ teach them; each module imports only modules above it in this list:
 - `pretokenize` (04, 07): splitting text into pre-tokens, and counting them fast
 - `streaming` (05): encoding a stream of any size in bounded memory
   (`encode_iterable`): hold back the tail that could still change
+- `vocab_ids` (05): a vocabulary numbered by someone else, checked, and the ids
+  of its bytes, merges and special tokens found (`number_vocab`)
 - `regex_tokenizer` (04, 05): `RegexTokenizer`, BPE inside regex chunks, with
   special tokens; `from_vocab_merges` for any vocabulary and its own ids
 - `files` (05): `load` a model file, export to tiktoken
+- `byte_map` (05): GPT-2's printable character for each byte, so JSON can hold tokens
 - `hf_files` (05): Hugging Face's `vocab.json` + `merges.txt` and `tokenizer.json`
 - `encodings` (06): OpenAI's encodings offline (`get_encoding`), GPT-2 to GPT-4o
 - `tiktoken_api` (06): the rest of tiktoken's `Encoding` interface, as a mixin
@@ -25,17 +28,20 @@ teach them; each module imports only modules above it in this list:
 - `gpt2` (06): GPT-2's own `encoder.json` and `vocab.bpe`, rebuilt from the ranks
 - `tiktoken_cache` (06): tiktoken's download cache filled, so plain
   `tiktoken.get_encoding` works offline after `import bpe_course`
-- `chunks`, `train_fast` (07): `train_bpe`, a fast trainer with the same
-  merges: a corpus cut for parallel workers, incremental pair counts
+- `corpus_cuts`, `chunks`, `train_fast` (07): `train_bpe`, a fast trainer with
+  the same merges: a corpus cut where no pre-token spans a cut, counted by
+  parallel workers, incremental pair counts
 - `corpora`, `viz`: built-in texts, and ways to look at tokens
 - `explorer`: a live token explorer (ipywidgets): your tokenizer beside GPT-2,
   GPT-4 and GPT-4o as you type
-- `spm_model`, `sentencepiece_bpe`, `codepoint_bpe` (09): SentencePiece's BPE on code
-  points (Llama 2, Mistral): reading a `.model` file, `SentencePieceBPE` equal to the
-  `sentencepiece` library id for id, and a code-point BPE trainer
+- `spm_model`, `spm_decode`, `sentencepiece_bpe`, `codepoint_bpe` (09): SentencePiece's
+  BPE on code points (Llama 2, Mistral): reading a `.model` file, decoding ids as the
+  library does, `SentencePieceBPE` equal to the `sentencepiece` library id for id, and a
+  code-point BPE trainer
 - `id_files` (05): a text file of any size streamed to ids on disk (`.npy`)
-- `cli`: the command line (`python -m bpe_course train/encode/...`); `_safe_path`
-  keeps the working directory off `sys.path` under `python -m bpe_course`
+- `cli_errors`, `cli`: the command line (`python -m bpe_course train/encode/...`),
+  bad input stopped in one line before any long work; `_safe_path` keeps the
+  working directory off `sys.path` under `python -m bpe_course`
 
 The classroom, apart from it in `bpe_course.classroom`: the worksheets'
 checkers, the grader and the worksheet generator. `import bpe_course` loads

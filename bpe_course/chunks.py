@@ -1,12 +1,9 @@
-"""Cutting a corpus into chunks and counting their pre-tokens in parallel.
+"""Counting the pre-tokens of a corpus in chunks, in parallel worker processes.
 
 `pretokenize.count_pretokens` counts one text in this process. For a large
-corpus we cut it into chunks of a few megabytes and let worker processes
-count them at once; the counts of the chunks simply add up. That is exact
-only if no pre-token and no special token spans a cut, so a cut falls
-
-- at the start of a special token when one is near (a document boundary), or
-- else at a line break that the split pattern never crosses (`SplitRules.cut`).
+corpus we cut it into chunks of a few megabytes (at the safe cuts of
+`corpus_cuts`) and let worker processes count them at once; the counts of
+the chunks simply add up, so the total is exactly the whole text's.
 
 `count_corpus` does it all for `train_bpe`: it cuts a text or a file, counts
 the chunks here or in worker processes, and adds up the counts.
@@ -15,21 +12,16 @@ A file is never read whole: the parent process reads small windows to place
 the cuts, and each worker reads only its own chunk. Memory therefore stays
 bounded by a few chunks per worker plus the table of distinct pre-tokens.
 
->>> text = "one\\ntwo<|eot|>three\\nfour\\n"
->>> cuts = cut_points(text, 6, ["<|eot|>"], GPT4_SPLIT_PATTERN)
->>> [text[a:b] for a, b in zip(cuts, cuts[1:])]
-['one\\ntwo', '<|eot|>three\\n', 'four\\n']
-
-Subtle: with a pattern that is not in `pretokenize.RULES`, nothing is known
-about its line breaks, so a corpus is cut only at special tokens.
+>>> text = "one two\\n<|eot|>two one\\n" * 3
+>>> counts = count_corpus(text, GPT4_SPLIT_PATTERN, ["<|eot|>"], 1, 8)
+>>> counts == count_pretokens(text, GPT4_SPLIT_PATTERN, ["<|eot|>"])
+True
 """
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
-import re
 import sys
 import threading
 from collections import Counter, deque
@@ -42,92 +34,13 @@ from tqdm.auto import tqdm
 
 from .patterns import GPT4_SPLIT_PATTERN  # noqa: F401 (the doctest uses it)
 from .text import fix_surrogates
-from .pretokenize import RULES, count_pretokens
+from .pretokenize import count_pretokens
+from .corpus_cuts import cut_points, file_cut_points
 
 CHUNK_BYTES = 4_000_000    # target size of one chunk
 # Below this size a corpus is counted in this process unless num_workers says
 # otherwise: starting workers would cost more than it saves.
 PARALLEL_MIN_BYTES = 2_000_000
-WINDOW = 1 << 16           # bytes read at a time while looking for a cut
-OVERLAP = 1024             # windows overlap, so a cut at a window's edge is not missed
-
-
-def _covered(data, q: int, specials) -> bool:
-    """True if an occurrence of a special token starts before `q` and ends after it."""
-    for t in specials:
-        i = data.find(t, max(0, q - len(t) + 1), q + len(t) - 1)
-        if 0 <= i < q:
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=16)
-def _special_re(specials: tuple) -> re.Pattern:
-    longest_first = sorted(specials, key=len, reverse=True)
-    sep = b"|" if isinstance(specials[0], bytes) else "|"
-    return re.compile(sep.join(re.escape(t) for t in longest_first))
-
-
-def find_cut(data, lo: int, hi: int, specials: tuple, pattern: str):
-    """The first safe cut in `data[lo:hi]` (str or bytes), as an index into `data`, or None.
-
-    A special token wins over a line break. A cut inside an occurrence of a
-    special token (say inside "<|a|><|b|>" when that is a token too) is never
-    safe, so every candidate is checked against every token.
-    """
-    if specials:
-        for m in _special_re(specials).finditer(data, lo, hi):
-            if not _covered(data, m.start(), specials):
-                return m.start()
-    rules = RULES.get(pattern)
-    if rules is not None:
-        line = rules.cut_bytes if isinstance(data, bytes) else rules.cut_str
-        for m in line.finditer(data, lo, hi):
-            q = m.end() if rules.newline_before_cut else m.start()
-            if not _covered(data, q, specials):
-                return q
-    return None
-
-
-def cut_points(text: str, chunk: int, specials, pattern: str) -> list[int]:
-    """Offsets [0, ..., len(text)] that cut `text` into chunks of about `chunk` characters."""
-    specials = tuple(specials)
-    cuts = [0]
-    pos = chunk if specials or pattern in RULES else len(text)     # else: no safe cuts
-    while pos < len(text):
-        q = find_cut(text, pos, pos + WINDOW, specials, pattern)
-        if q is None:
-            pos += WINDOW - OVERLAP          # nothing here: look further on
-            continue
-        cuts.append(q)
-        pos = q + chunk
-    return cuts + [len(text)] if len(text) > cuts[-1] else cuts
-
-
-def file_cut_points(path, chunk: int, specials, pattern: str) -> list[int]:
-    """Byte offsets [0, ..., size] that cut a UTF-8 file into chunks of about `chunk` bytes.
-
-    Works on bytes: a special token's UTF-8 or an ASCII "\\n" can never start
-    in the middle of a character, so no decoding is needed to find a cut.
-    Only windows of WINDOW bytes are read.
-    """
-    raw = tuple(t.encode("utf-8") for t in specials)
-    size = os.path.getsize(path)
-    cuts = [0]
-    pos = chunk if specials or pattern in RULES else size          # else: no safe cuts
-    with open(path, "rb") as f:
-        while pos < size:
-            # Read a little before `pos` too, to see a special token that covers it.
-            start = max(0, pos - max(map(len, raw), default=0))
-            f.seek(start)
-            data = f.read(pos - start + WINDOW)
-            q = find_cut(data, pos - start, len(data), raw, pattern)
-            if q is None:
-                pos += WINDOW - OVERLAP
-                continue
-            cuts.append(start + q)
-            pos = start + q + chunk
-    return cuts + [size] if size > cuts[-1] else cuts
 
 
 def count_file_chunk(path, start: int, end: int, pattern: str, specials) -> Counter:

@@ -16,7 +16,6 @@ Bad input stops a command before any long work with one line on stderr,
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
@@ -26,6 +25,7 @@ import time
 from pathlib import Path
 
 from .id_files import encode_file
+from .cli_errors import Parser, corpus_problem, fail, input_problem, model_problem, output_problem
 
 # command -> (module, function), imported only when the command is used.
 # The classroom's commands live in bpe_course.classroom, apart from the tokenizer story.
@@ -61,70 +61,6 @@ def to_json(value) -> str:
     value = [text(v) for v in value] if isinstance(value, list) else text(value)
     return re.sub("[\udc80-\udcff]", lambda m: f"\\u{ord(m.group()):04x}",
                   json.dumps(value, ensure_ascii=False))
-
-
-def fail(message: str) -> int:
-    """Report bad input in one line on stderr; 2 is the exit status for it."""
-    print(f"error: {message}", file=sys.stderr)
-    return 2
-
-
-def output_problem(prefix: str, flag: str = "-o", example: str = "mytok") -> str | None:
-    """Why `train -o PREFIX` could not write PREFIX.model and PREFIX.vocab, or `encode
-    --output OUT` could not write OUT (None: it can), checked before any long work."""
-    if prefix.endswith(("/", os.sep)) or Path(prefix).is_dir():
-        kind = "file prefix" if flag == "-o" else "file"
-        return (f"{flag} {prefix}: give a {kind} such as "
-                f"{prefix.rstrip('/' + os.sep)}/{example}, not a folder")
-    folder = Path(prefix).parent
-    if not folder.is_dir():
-        return f"{flag} {prefix}: the folder {folder} does not exist (create it first)"
-    if not os.access(folder, os.W_OK):
-        return f"{flag} {prefix}: the folder {folder} is not writable"
-    return None
-
-
-def input_problem(source: str, target: str) -> str | None:
-    """What is wrong with `encode --input FILE --output OUT` before streaming (None: nothing)."""
-    path = Path(source)
-    if not path.is_file():
-        return f"--input {source}: " + ("not a file" if path.exists() else "no such file")
-    problem = output_problem(target, "--output", "ids.npy")
-    if problem is None and Path(target).exists() and path.samefile(target):
-        problem = f"--output {target}: that is the --input file, which writing would erase"
-    return problem
-
-
-def corpus_problem(corpus: str) -> str | None:
-    """Why `train` could not learn from CORPUS (None: it can try)."""
-    path = Path(corpus)
-    if not path.exists():
-        return f"no corpus file at {corpus}"
-    if not path.is_file():
-        return f"the corpus {corpus} is not a file"
-    if path.stat().st_size == 0:
-        return f"the corpus {corpus} is empty: there is nothing to learn from"
-    return None
-
-
-def model_problem(model: str) -> str | None:
-    """What is wrong with `--model MODEL` before reading it (None: it is a file)."""
-    if Path(model).is_file():
-        if model.endswith(".vocab"):
-            return (f"--model {model}: that is the readable .vocab file; "
-                    f"give {model[:-len('.vocab')]}.model")
-        return None
-    if Path(model + ".model").is_file():
-        return f"--model {model}: no such file; did you mean --model {model}.model?"
-    return (f"--model {model}: no such file (give the .model file that "
-            f"`train -o PREFIX` or `save(PREFIX)` wrote)")
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, with its errors in the one-line form of every other error here."""
-
-    def error(self, message):
-        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
 PATTERNS = {"gpt4": "GPT4_SPLIT_PATTERN", "gpt4o": "GPT4O_SPLIT_PATTERN", "gpt2": "GPT2_SPLIT_PATTERN"}

@@ -13,9 +13,9 @@ different half of the same tokenizer:
   normalizer, decoder, ... in one JSON file.
 
 JSON holds text, not bytes, so GPT-2 writes each token's bytes as characters
-with a fixed map (`bytes_to_unicode`): the 188 printable bytes stand for
-themselves, the others are moved to U+0100 and up. A space is "Ġ", a newline
-"Ċ": " the" is stored as "Ġthe".
+with a fixed map (`bytes_to_unicode`, see `byte_map`): the 188 printable bytes
+stand for themselves, the others are moved to U+0100 and up. A space is "Ġ", a
+newline "Ċ": " the" is stored as "Ġthe".
 
 >>> BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\\n")], token_str(" the")
 ('Ġ', 'Ċ', 'Ġthe')
@@ -34,38 +34,9 @@ import json
 import os
 from pathlib import Path
 
+from .byte_map import BYTE_TO_CHAR, token_bytes, token_str  # noqa: F401 (BYTE_TO_CHAR: doctest)
 from .patterns import GPT2_SPLIT_PATTERN
 from .regex_tokenizer import RegexTokenizer
-
-
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's map from the 256 byte values to printable characters."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
-    mapping = {b: chr(b) for b in printable}
-    for b in range(256):
-        if b not in mapping:
-            mapping[b] = chr(256 + len(mapping) - len(printable))
-    return dict(sorted(mapping.items()))
-
-
-BYTE_TO_CHAR = bytes_to_unicode()
-CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
-
-
-def token_str(token: bytes | str) -> str:
-    """A token's bytes (or the UTF-8 of a str) as GPT-2's characters."""
-    data = token.encode("utf-8") if isinstance(token, str) else token
-    return "".join(BYTE_TO_CHAR[b] for b in data)
-
-
-def token_bytes(text: str, where: str = "token") -> bytes:
-    """The bytes a GPT-2-mapped string stands for; ValueError for a character outside the map."""
-    try:
-        return bytes(CHAR_TO_BYTE[c] for c in text)
-    except KeyError as e:
-        raise ValueError(f"{where} {text!r} has the character {e.args[0]!r}, which GPT-2's "
-                         f"byte map does not use: not a byte-level BPE token") from None
 
 
 # -- writing -------------------------------------------------------------------

@@ -19,10 +19,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "bpe_course"
 
 # The story, lowest first; keep it in step with the package docstring and the README.
 STORY = ["_safe_path", "text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",
-         "streaming", "regex_tokenizer", "files", "hf_files", "encodings", "tiktoken_api",
-         "gpt4", "gpt2", "tiktoken_cache", "chunks", "train_fast", "corpora",
-         "viz", "explorer", "spm_model", "sentencepiece_bpe", "codepoint_bpe", "id_files",
-         "cli", "__main__"]
+         "streaming", "vocab_ids", "regex_tokenizer", "files", "byte_map", "hf_files", "encodings",
+         "tiktoken_api", "gpt4", "gpt2", "tiktoken_cache", "corpus_cuts", "chunks", "train_fast",
+         "corpora", "viz", "explorer", "spm_model", "spm_decode", "sentencepiece_bpe", "codepoint_bpe",
+         "id_files", "cli_errors", "cli", "__main__"]
 MAX_LINES = 300
 
 

@@ -1,0 +1,46 @@
+"""GPT-2's byte map: one printable character for each byte, so that JSON can hold tokens.
+
+A byte-level BPE token is bytes, and not every token is valid UTF-8 (a token
+may hold half a character). JSON holds text, not bytes, so GPT-2 writes each
+token's bytes as characters with a fixed map (`bytes_to_unicode`): the 188
+printable bytes stand for themselves, the others are moved to U+0100 and up.
+A space is "Ġ", a newline "Ċ": " the" is stored as "Ġthe". Hugging Face's
+files (`hf_files`) use the same map.
+
+>>> BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\\n")], token_str(" the")
+('Ġ', 'Ċ', 'Ġthe')
+>>> token_bytes("Ġthe")
+b' the'
+"""
+
+from __future__ import annotations
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's map from the 256 byte values to printable characters."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    mapping = {b: chr(b) for b in printable}
+    for b in range(256):
+        if b not in mapping:
+            mapping[b] = chr(256 + len(mapping) - len(printable))
+    return dict(sorted(mapping.items()))
+
+
+BYTE_TO_CHAR = bytes_to_unicode()
+CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
+
+
+def token_str(token: bytes | str) -> str:
+    """A token's bytes (or the UTF-8 of a str) as GPT-2's characters."""
+    data = token.encode("utf-8") if isinstance(token, str) else token
+    return "".join(BYTE_TO_CHAR[b] for b in data)
+
+
+def token_bytes(text: str, where: str = "token") -> bytes:
+    """The bytes a GPT-2-mapped string stands for; ValueError for a character outside the map."""
+    try:
+        return bytes(CHAR_TO_BYTE[c] for c in text)
+    except KeyError as e:
+        raise ValueError(f"{where} {text!r} has the character {e.args[0]!r}, which GPT-2's "
+                         f"byte map does not use: not a byte-level BPE token") from None
