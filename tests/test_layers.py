@@ -23,7 +23,7 @@ STORY = ["_safe_path", "text", "pairs", "model_file", "base", "basic", "patterns
          "tiktoken_api", "gpt4", "gpt2", "tiktoken_cache", "corpus_cuts", "chunks", "train_fast",
          "corpora", "viz", "explorer", "spm_model", "spm_decode", "sentencepiece_bpe", "codepoint_bpe",
          "id_files", "cli_errors", "cli", "__main__"]
-MAX_LINES = 300
+MAX_LINES = 250
 
 
 def module_name(path: Path) -> str:
