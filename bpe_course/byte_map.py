@@ -17,14 +17,18 @@ from __future__ import annotations
 
 
 def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's map from the 256 byte values to printable characters."""
+    """Byte value -> the printable character GPT-2's files use for it.
+
+    The 188 bytes that are printable Latin-1 characters ("!" to "~", "¡" to
+    "¬", "®" to "ÿ") map to themselves; the other 68, in order, to
+    chr(256), chr(257), ... (space is the 33rd of those: chr(288) = "Ġ").
+    """
     printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
                  *range(ord("®"), ord("ÿ") + 1)]
-    mapping = {b: chr(b) for b in printable}
-    for b in range(256):
-        if b not in mapping:
-            mapping[b] = chr(256 + len(mapping) - len(printable))
-    return dict(sorted(mapping.items()))
+    table = {b: chr(b) for b in printable}
+    others = [b for b in range(256) if b not in table]
+    table.update({b: chr(256 + k) for k, b in enumerate(others)})
+    return table
 
 
 BYTE_TO_CHAR = bytes_to_unicode()

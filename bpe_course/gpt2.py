@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import json
 
+from .byte_map import bytes_to_unicode
 from .encodings import load_ranks
 from .gpt4 import bpe_by_rank
 
@@ -38,21 +39,6 @@ ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256db
 
 
 @functools.lru_cache(maxsize=None)
-def bytes_to_unicode() -> dict[int, str]:
-    """Byte value -> the printable character GPT-2's files use for it.
-
-    The 188 bytes that are printable Latin-1 characters ("!" to "~", "¡" to
-    "¬", "®" to "ÿ") map to themselves; the other 68, in order, to
-    chr(256), chr(257), ... (space is the 33rd of those: chr(288) = "Ġ").
-    """
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
-    table = {b: chr(b) for b in printable}
-    others = [b for b in range(256) if b not in table]
-    table.update({b: chr(256 + k) for k, b in enumerate(others)})
-    return table
-
-
 def token_to_str(token: bytes) -> str:
     """A token's bytes as GPT-2's files write it: b" the" -> "Ġthe"."""
     table = bytes_to_unicode()
