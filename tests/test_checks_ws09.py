@@ -4,6 +4,7 @@ import pytest
 
 from bpe_course import checks
 from test_checks import fails_with, worksheet
+from test_mistakes import SEEDS, kept
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +60,11 @@ def test_the_solution_passes(ns):
 def test_merging_the_lowest_score_first_is_caught(ns):
     wrong = _encoder(ns, lambda found: min(found, key=lambda f: (f[0], f[1])))
     fails_with(checks.spm_encode(wrong), "highest", "score")
+    assert max(kept("spm_encode", wrong)) < 0.5         # wrong on every page of real text
+
+
+def test_the_solution_keeps_every_point_on_every_seed(ns):
+    assert kept("spm_encode", ns["spm_encode"]) == [1.0] * len(SEEDS)
 
 
 def test_rightmost_pair_on_a_tie_is_caught(ns):

@@ -2,7 +2,9 @@
 
 One test per mistake (issue 12): the wrong code is what a learner writes
 from the chapters, and each test asserts both that the check fails and
-that its message points at that mistake, not at another one.
+that its message points at that mistake, not at another one. A mistake that
+is wrong on real text must also keep less than half of the exercise's points
+when the grader scores it (`kept`, on a few seeds of hidden cases).
 """
 
 import contextlib
@@ -14,8 +16,7 @@ import pytest
 from bpe_course import checks
 from bpe_course.classroom import runner
 from bpe_course.classroom.cases import CHECKERS
-from bpe_course.classroom.checks import expected_answers, shipped
-from bpe_course.classroom.verdicts import judge, normal
+from bpe_course.classroom.checks import shipped
 from test_checks import fails_with, worksheet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,19 +40,39 @@ def ws():
                                           "07_fast_training")}
 
 
-def share(name, target, hidden=True):
-    """The grader's weighted share of one checker's cases that `target` passes."""
-    checker, earned, total = CHECKERS[name], 0, 0
-    for index, group in enumerate(checker.groups()):
-        if group.hidden and not hidden:
-            continue
-        wanted = expected_answers(checker, index, group)
-        for case, expected, (got, _) in zip(group.cases, wanted,
-                                            runner.run_group(checker.target, target,
-                                                             shipped(group))):
-            total += case.weight
-            earned += case.weight if judge(case, expected, normal(got)) is None else 0
-    return earned / total
+SEEDS = (1, 2, 3)        # grading runs tried: each draws its own hidden cases
+
+
+def kept(name, target, seeds=SEEDS):
+    """The share of the exercise's points the grader gives `target`, on each seed.
+
+    Every group the grader would send on that seed (the worksheet's, the fixed hidden ones
+    and those drawn from the seed) runs on `target` the way the grader's probe runs it (the
+    lock, the inputs and answers through JSON, one setup shared by groups), and
+    `grading.score_exercise` scores the answers: visible cases a fifth, hidden ones the
+    rest, each side weighted by the cases' weights.
+    """
+    import json
+    from bpe_course.classroom import grading, offlimits
+    from bpe_course.classroom.cases import WORKSHEETS, groups_for
+    from bpe_course.classroom.checks import CHECKING, naive_seconds
+    checker = CHECKERS[name]
+    points = next(p[name] for p in WORKSHEETS.values() if name in p)
+    allowed, denied = checker.off_limits()
+    through_json = lambda x: json.loads(json.dumps(runner.to_plain(x)))
+    shares = []
+    for seed in seeds:
+        entry = {"describe": runner.describe(target, checker.own), "answers": []}
+        setups = {}
+        with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
+            for group in groups_for(checker, seed):
+                group = dict(shipped(group), env={k: runner.from_plain(through_json(v))
+                                                  for k, v in group.env.items()})
+                entry["answers"].append([through_json(answer) for answer, _ in runner.run_group(
+                    checker.target, target, group, 30.0,
+                    extra={"naive_seconds": naive_seconds}, setups=setups)])
+        shares.append(grading.score_exercise(name, points, entry, "", seed)["score"] / points)
+    return shares
 
 
 # -- 01 ------------------------------------------------------------------------------------------
@@ -218,7 +239,7 @@ def test_training_on_the_set_of_chunks_is_caught_and_keeps_little(ws):
                           ns["get_stats"])
     fails_with(checks.regex_tokenizer(wrong), "tok.train('xy cd cd cd', 257)",
                "not of set(chunks)")
-    assert share("regex_tokenizer", wrong) < 0.5
+    assert max(kept("regex_tokenizer", wrong)) < 0.5
 
 
 def test_counting_each_pair_once_per_chunk_is_caught(ws):
@@ -256,6 +277,22 @@ def test_an_encode_that_does_not_split_is_caught(ws):
     message = fails_with(checks.regex_tokenizer(RegexTokenizer), "tok.encode('1234')",
                          "encode must split the text")
     assert "lowest id" not in message
+    assert max(kept("regex_tokenizer", RegexTokenizer)) < 0.5
+
+
+@pytest.mark.locked
+def test_a_tokenizer_that_ignores_its_pattern_argument_keeps_little(ws):
+    class RegexTokenizer(ws["04"]["RegexTokenizer"]):
+        def __init__(self, pattern=None):
+            super().__init__()                    # always GPT-4's pattern
+    assert max(kept("regex_tokenizer", RegexTokenizer)) < 0.5
+
+
+@pytest.mark.locked
+@pytest.mark.parametrize("name, sheet", [("regex_tokenizer", "04"), ("save_load", "05"),
+                                         ("gpt4_tokenizer", "06")])
+def test_the_solutions_keep_every_point_on_every_seed(ws, name, sheet):
+    assert kept(name, ws[sheet][CHECKERS[name].target]) == [1.0] * len(SEEDS)
 
 
 # -- 05 ------------------------------------------------------------------------------------------
@@ -299,6 +336,39 @@ def test_a_set_naming_an_unregistered_token_must_raise(ws):
             return base.encode(self, text, allowed_special)
     fails_with(checks.special_tokens(SpecialTokenizer), "allowed_special={'<|x|>'}",
                "not a registered special token")
+
+
+@pytest.mark.locked
+def test_a_load_that_does_not_recompile_the_pattern_keeps_little(ws):
+    """Wrong whenever the saved pattern is not the default: the hidden round trips use others."""
+    import json
+
+    class SpecialTokenizer(ws["05"]["SpecialTokenizer"]):
+        def load(self, model_file):
+            with open(model_file, encoding="utf-8") as f:
+                state = json.load(f)
+            self.pattern = state["pattern"]        # the compiled pattern is still GPT-4's
+            self.merges = {(a, b): idx for a, b, idx in state["merges"]}
+            self.special_tokens = state["special_tokens"]
+            self.vocab = self._build_vocab()
+    assert max(kept("save_load", SpecialTokenizer)) < 0.5
+
+
+@pytest.mark.locked
+def test_a_pickle_keeps_little(ws):
+    """A pickle round trip is exact, but the hidden round trips never load a file that is not
+    text: loading a pickle runs whatever code it holds."""
+    import pickle
+
+    class SpecialTokenizer(ws["05"]["SpecialTokenizer"]):
+        def save(self, file_prefix):
+            with open(file_prefix + ".model", "wb") as f:
+                pickle.dump(self.__dict__, f)
+
+        def load(self, model_file):
+            with open(model_file, "rb") as f:
+                self.__dict__.update(pickle.load(f))
+    assert max(kept("save_load", SpecialTokenizer)) < 0.5
 
 
 # -- 06 ------------------------------------------------------------------------------------------
@@ -378,7 +448,7 @@ def test_o200k_with_cl100k_pattern_is_caught_visibly_and_keeps_little(ws):
     message = fails_with(checks.gpt4_tokenizer(GPT4Tokenizer), "GPT4Tokenizer('o200k_base')",
                          "its own pattern", "SPLIT_PATTERNS[encoding]")
     assert "GPT-4's split pattern" not in message
-    assert share("gpt4_tokenizer", GPT4Tokenizer) < 0.5
+    assert max(kept("gpt4_tokenizer", GPT4Tokenizer)) < 0.5
 
 
 # -- 07 ------------------------------------------------------------------------------------------

@@ -24,6 +24,9 @@ ALWAYS = ("bpe_course.corpora", "bpe_course.patterns", "bpe_course.viz",
           "bpe_course.text.check_text", "bpe_course.text.check_vocab_size",
           "bpe_course.text.fix_surrogates")
 COMPUTE = "compute"   # a case's expected answer comes from running the reference
+# The weight of a case on real text (a page of prose or code, a tokenizer trained on one):
+# the grader counts it as this many small cases (see `grading.score_exercise`).
+REAL = 20
 
 
 @dataclass
@@ -81,9 +84,10 @@ def prose(start: int, stop: int) -> tuple[str, str]:
     return corpus()[start:stop], f"bpe_course.corpora.prose()[{start}:{stop}]"
 
 
-def code(stop: int) -> tuple[str, str]:
+def code(stop: int, start: int = 0) -> tuple[str, str]:
     from ...corpora import python_code
-    return python_code(200_000)[:stop], f"bpe_course.corpora.python_code()[:{stop}]"
+    return (python_code(200_000)[start:stop],
+            f"bpe_course.corpora.python_code()[{start or ''}:{stop}]")
 
 
 HARD_TEXTS = [
@@ -168,3 +172,33 @@ def random_prose(rng: random.Random, size: int) -> tuple[str, str]:
     from ...corpora import prose as corpus
     start = rng.randrange(0, max(1, len(corpus()) - size))
     return prose(start, start + size)
+
+
+def random_code(rng: random.Random, size: int) -> tuple[str, str]:
+    """A slice of the Python code corpus at a random place, and how to make it."""
+    from ...corpora import python_code
+    start = rng.randrange(0, len(python_code(200_000)) - size)
+    return code(start + size, start)
+
+
+def training_pages(rng: random.Random) -> dict[str, tuple[str, str]]:
+    """Real text for a tokenizer, as {name: (text, how to make it)}: TEXT, a page of prose
+    and a page of code joined, to train on; PROSE and CODE, the pages that follow each, to
+    encode (text like the training text, as a tokenizer meets in use)."""
+    from ...corpora import prose as corpus, python_code
+    start, size = rng.randrange(0, len(corpus()) - 4000), rng.randrange(800, 1200)
+    at, length = rng.randrange(0, len(python_code(200_000)) - 5000), rng.randrange(1300, 1700)
+    (page, doc), (code_page, code_doc) = prose(start, start + size), code(at + length, at)
+    return {"TEXT": (page + "\n\n" + code_page, f"{doc} + '\\n\\n' + {code_doc}"),
+            "PROSE": prose(start + size, start + size + 2500),
+            "CODE": code(at + length + 2500, at + length)}
+
+
+def world_page(rng: random.Random) -> tuple[str, str]:
+    """A page of real text in many scripts: the course's SAMPLES (a sentence in each of a
+    dozen languages, emoji, code) in a random order, then a slice of prose; and how to make it."""
+    from ...corpora import SAMPLES
+    names = rng.sample(sorted(SAMPLES), len(SAMPLES))
+    text, doc = random_prose(rng, rng.randrange(300, 800))
+    return ("\n".join(SAMPLES[n] for n in names) + "\n" + text,
+            f"'\\n'.join(bpe_course.corpora.SAMPLES[k] for k in {names!r}) + '\\n' + {doc}")

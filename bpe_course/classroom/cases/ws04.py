@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REF, REGEX, TOKENIZER, Case,
+from .common import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, REGEX, TOKENIZER, Case,
                      Checker, course_ref, Group, prose)
 from .ws02 import MERGES_HINT, ORDER_HINT, tokenizer_groups
 
@@ -31,6 +31,8 @@ def chunked_stats_groups() -> list[Group]:
     ]
 
 
+PATTERN_HINT = ("Use the pattern given to __init__ (GPT-4's when it is None), compile it "
+                "with regex.compile (not re) and split with it both in train and encode.")
 CHUNK_HINT = (" If your merges contain tokens such as b'e ' or b'd.', pairs were counted "
               "across chunks: split the text with the pattern (regex.findall) and count "
               "pairs inside each chunk only.")
@@ -42,10 +44,10 @@ def regex_tokenizer_groups() -> list[Group]:
         for case in group.cases:
             if case.code == "tok.merges":
                 case.hint = CHUNK_HINT.strip() + " " + case.hint
+            if case.code == "tok.encode(CODE)":         # a page of code: real text
+                case.weight = REAL
     text, doc = prose(0, 3000)
     hello = "hello hello world!!! hello"
-    pattern_hint = ("Use the pattern given to __init__ (GPT-4's when it is None), compile it "
-                    "with regex.compile (not re) and split with it both in train and encode.")
     repeats = ("A chunk that occurs 3 times counts its pairs 3 times: count the pairs of "
                "every chunk of the text, not of set(chunks) or a dict's keys, which lose how "
                "often each chunk occurs.")
@@ -69,8 +71,8 @@ def regex_tokenizer_groups() -> list[Group]:
                Case("tok.encode('hellohello')", ORDER_HINT)],
               setup=f"tok = RegexTokenizer()\ntok.train({hello!r}, 260)"),
     ] + base[5:] + [
-        Group([Case("tok.merges", pattern_hint), Case("tok.encode(\"I'VE GOT 12345\")",
-                                                      pattern_hint)],
+        Group([Case("tok.merges", PATTERN_HINT, weight=REAL),      # trained on a page: real text
+               Case("tok.encode(\"I'VE GOT 12345\")", PATTERN_HINT)],
               setup="tok = RegexTokenizer(GPT2_SPLIT_PATTERN)\ntok.train(TEXT, 290)",
               env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
               env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
@@ -108,11 +110,26 @@ def _chunked_stats_hidden(rng):
 
 
 def _regex_tokenizer_hidden(rng):
-    from .ws02 import _tokenizer_hidden
-    groups = _tokenizer_hidden("RegexTokenizer")(rng)
-    groups[1].setup = groups[1].setup.replace("RegexTokenizer()",
-                                              "RegexTokenizer(GPT2_SPLIT_PATTERN)")
-    groups[1].env["GPT2_SPLIT_PATTERN"] = GPT2_SPLIT_PATTERN
+    """Tokenizers trained with GPT-2's pattern on a page of prose and code, each encoding
+    that page and the pages that follow: the worksheet's cases use GPT-4's pattern (the
+    default) almost everywhere, so most of the hidden weight is on the pattern argument."""
+    from .common import REAL, random_texts, training_pages
+    from .ws02 import DECODE_HINT
+    groups = []
+    for _ in range(3):
+        pages = training_pages(rng)
+        samples = random_texts(rng.randrange(2**31), 6)
+        groups.append(Group(
+            [Case("tok.merges", PATTERN_HINT + CHUNK_HINT, weight=REAL)]
+            + [Case(f"tok.encode({name})", PATTERN_HINT + " " + ORDER_HINT, weight=REAL)
+               for name in pages]
+            + [Case(f"tok.encode({s!r})", PATTERN_HINT) for s in samples]
+            + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT) for s in samples],
+            setup=f"tok = RegexTokenizer(GPT2_SPLIT_PATTERN)\n"
+                  f"tok.train(TEXT, {rng.randrange(300, 360)})",
+            env={**{k: v[0] for k, v in pages.items()}, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
+            env_doc={**{k: v[1] for k, v in pages.items()},
+                     "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}))
     return groups
 
 

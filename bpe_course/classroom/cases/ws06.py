@@ -50,6 +50,15 @@ def recover_merges_groups() -> list[Group]:
     ]
 
 
+OWN_PATTERN = ("o200k_base splits text with its own pattern, not cl100k_base's: it keeps "
+               "\"don't\" whole and cuts 'HelloWorld' before the capital W. Pass "
+               "SPLIT_PATTERNS[encoding] to super().__init__.")
+MARKS = ("o200k_base splits text with its own pattern, not cl100k_base's: it keeps combining "
+         "marks, such as the vowel signs of Hindi, with their letters, where cl100k_base's "
+         "cuts them off. Pass SPLIT_PATTERNS[encoding] to super().__init__.")
+PARITY = "Ids must equal tiktoken's."
+
+
 def gpt4_tokenizer_groups() -> list[Group]:
     from ...encodings import load_ranks
     shuffle = ("The first 256 ranks are the 256 bytes in a shuffled order: '!' is byte 33 but "
@@ -58,9 +67,6 @@ def gpt4_tokenizer_groups() -> list[Group]:
     parity = ("Ids must equal tiktoken's: the encoding's own split pattern "
               "(SPLIT_PATTERNS[encoding]), the merges recovered from the ranks, and the byte "
               "shuffle.")
-    own_pattern = ("o200k_base splits text with its own pattern, not cl100k_base's: it keeps "
-                   "\"don't\" whole and cuts 'HelloWorld' before the capital W. Pass "
-                   "SPLIT_PATTERNS[encoding] to super().__init__.")
     decode = ("decode looks up each id's bytes (self.vocab, rebuilt after setting "
               "self.byte_ids) and decodes them with errors='replace'.")
     special = "The encoding's special tokens must be registered (register_special_tokens)."
@@ -89,12 +95,13 @@ def gpt4_tokenizer_groups() -> list[Group]:
     env_doc = {"TEXT": doc, "CODE": src_doc,
                "HARD": "'\\n'.join(t for t in bpe_course.corpora.HARD_STRINGS if '<|' not in t)"}
     hidden = [Case(f"tok.encode({t!r})", parity) for t in random_texts(4, 25)]
-    # o200k_base is half of the exercise: its cases weigh as much as cl100k_base's, so an
-    # answer that only gets cl100k_base right cannot keep most of the points
-    o200k = [Case("tok.encode(\"don't stop, HelloWorld\")", own_pattern, weight=30),
-             Case("tok.encode(\"I'VE GOT 12345 apples\")", own_pattern),
-             Case("tok.encode(TEXT)", own_pattern, weight=10),
-             Case("tok.encode(HARD)", own_pattern, weight=60)]
+    # o200k_base's own pattern is what cl100k_base's cases cannot test (cl100k_base's pattern
+    # is the course's default): its cases on real text weigh more (and more are drawn
+    # hidden, see _gpt4_hidden), so an answer right only on cl100k_base keeps under half
+    o200k = [Case("tok.encode(\"don't stop, HelloWorld\")", OWN_PATTERN, weight=30),
+             Case("tok.encode(\"I'VE GOT 12345 apples\")", OWN_PATTERN),
+             Case("tok.encode(TEXT)", OWN_PATTERN, weight=10),
+             Case("tok.encode(HARD)", OWN_PATTERN, weight=60)]
     return [
         Group(cases("cl100k_base"), setup="tok = GPT4Tokenizer('cl100k_base')", env=env,
               env_doc=env_doc, setup_time_limit=120),
@@ -102,7 +109,7 @@ def gpt4_tokenizer_groups() -> list[Group]:
               setup_time_limit=180),
         Group(hidden, setup="tok = GPT4Tokenizer('cl100k_base')", hidden=True,
               setup_time_limit=120),
-        Group(cases("o200k_base") + [Case("tok.encode(HARD.swapcase())", own_pattern, weight=60)]
+        Group(cases("o200k_base") + [Case("tok.encode(HARD.swapcase())", OWN_PATTERN, weight=60)]
               + hidden, setup="tok = GPT4Tokenizer('o200k_base')",
               env=env, env_doc=env_doc, hidden=True, setup_time_limit=180),
     ]
@@ -145,13 +152,25 @@ def _recover_merges_hidden(rng):
 
 
 def _gpt4_hidden(rng):
-    from .common import random_prose, random_texts
-    texts = random_texts(rng.randrange(2**31), 40)
-    texts += [random_prose(rng, rng.randrange(50, 400))[0] for _ in range(10)]
-    parity = "Ids must equal tiktoken's."
-    return [Group([Case(f"tok.encode({t!r})", parity) for t in texts]
-                  + [Case(f"tok.decode(tok.encode({t!r}))", parity) for t in texts[:10]],
-                  setup="tok = GPT4Tokenizer('cl100k_base')", setup_time_limit=120)]
+    """Short random texts in both encodings, and pages of real text in many scripts in
+    o200k_base, where its pattern differs from cl100k_base's. cl100k_base's pattern is also
+    the default of the course's RegexTokenizer, so its cases cannot tell whether the answer
+    uses SPLIT_PATTERNS[encoding]: o200k_base's real text carries the weight."""
+    from .common import REAL, random_texts, world_page
+    texts = random_texts(rng.randrange(2**31), 30)
+    pages = {f"PAGE{k}": world_page(rng) for k in range(5)}
+    groups = []
+    for name, mine in (("cl100k_base", texts[:10]), ("o200k_base", texts[10:])):
+        cases = ([Case(f"tok.encode({t!r})", PARITY) for t in mine]
+                 + [Case(f"tok.decode(tok.encode({t!r}))", PARITY) for t in mine[:5]])
+        env = {}
+        if name == "o200k_base":
+            cases += [Case(f"tok.encode({page})", MARKS, weight=REAL) for page in pages]
+            env = {page: text for page, (text, doc) in pages.items()}
+        groups.append(Group(cases, setup=f"tok = GPT4Tokenizer({name!r})", env=env,
+                            env_doc={page: doc for page, (text, doc) in pages.items() if env},
+                            setup_time_limit=120 if name == "cl100k_base" else 180))
+    return groups
 
 
 HIDDEN = {"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden}

@@ -29,10 +29,13 @@ def spm_normalize_groups() -> list[Group]:
     ]
 
 
+MERGE_HINT = ("Start from one symbol per character of the normalized text; repeatedly merge "
+              "the neighbouring pair whose concatenation is a normal piece with the highest "
+              "score (the leftmost pair on a tie); stop when no pair is a piece.")
+
+
 def spm_encode_groups() -> list[Group]:
-    merge = ("Start from one symbol per character of the normalized text; repeatedly merge "
-             "the neighbouring pair whose concatenation is a normal piece with the highest "
-             "score (the leftmost pair on a tie); stop when no pair is a piece.")
+    merge = MERGE_HINT
     fallback = ("A final symbol that is not a piece becomes its UTF-8 bytes, each the id of "
                 "the piece '<0x%02X>' (for example '<0xE9>'), in order.")
     prefix = "Normalize first (your spm_normalize, with the model's add_dummy_prefix)."
@@ -74,3 +77,25 @@ CHECKERS = [
 # file is given; the encoder is the exercise.
 HELPERS = {"spm_encode": ("bpe_course.spm_model", "bpe_course.sentencepiece_bpe.mistral_model_bytes",
                           "bpe_course.codepoint_bpe")}   # a trainer only: it has no encoder
+
+
+# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+
+def _spm_encode_hidden(rng):
+    """Pages of real text (prose, code, many scripts) and short random texts, in Mistral's
+    model and in one the course trains; a page weighs REAL short texts."""
+    from .common import REAL, random_code, random_prose, world_page
+    groups = []
+    for setup in (MISTRAL, OWN_MODEL.format(prefix=True)):
+        pages = {"PROSE": random_prose(rng, 1000), "CODE": random_code(rng, 1000),
+                 "WORLD": world_page(rng)}
+        groups.append(Group(
+            [Case(f"spm_encode(MODEL, {name})", MERGE_HINT, weight=REAL) for name in pages]
+            + [Case(f"spm_encode(MODEL, {t!r})", MERGE_HINT)
+               for t in random_texts(rng.randrange(2**31), 10)],
+            setup=setup, env={k: v[0] for k, v in pages.items()},
+            env_doc={k: v[1] for k, v in pages.items()}, setup_time_limit=60))
+    return groups
+
+
+HIDDEN = {"spm_encode": _spm_encode_hidden}
