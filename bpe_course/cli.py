@@ -208,4 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         return fail(f"no command {argv[0]!r}: give one of {', '.join(COMMANDS)} "
                     f"(see python -m bpe_course --help)")
     module, function = COMMANDS[argv[0]]
-    return getattr(importlib.import_module(module), function)(argv[1:]) or 0
+    try:
+        return getattr(importlib.import_module(module), function)(argv[1:]) or 0
+    except KeyboardInterrupt:               # Ctrl-C: one line, as shells report SIGINT (130)
+        print(f"interrupted: {argv[0]} stopped before it finished", file=sys.stderr)
+        return 130

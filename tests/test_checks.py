@@ -120,8 +120,8 @@ def test_merge_that_mishandles_overlapping_runs_is_caught():
                 out.append(ids[i])
                 i += 1
         return out
-    message = fails_with(checks.merge(merge), "merge([1, 2], (1, 2), 256)")
-    assert "keep the last id" in message or "skip past both" in message
+    fails_with(checks.merge(merge), "merge([1, 2], (1, 2), 256)", "expected: [256]",
+               "skip past both ids of a match")
 
 
 def test_merge_that_merges_runs_twice_is_caught_on_the_overlapping_case():

@@ -209,6 +209,24 @@ def test_ctrl_c_while_streaming_removes_the_partial_output(trained, tmp_path, mo
     assert out.out == "" and out.err == f"interrupted: nothing written to {target}\n"
 
 
+def test_ctrl_c_while_training_is_one_line_and_status_130(tmp_path, monkeypatch, capsys):
+    from bpe_course import cli
+
+    def interrupted(*args, **kwargs):         # Ctrl-C in the middle of training
+        raise KeyboardInterrupt
+    monkeypatch.setattr("bpe_course.train_fast.train", interrupted)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world " * 200, encoding="utf-8")
+    try:
+        status = cli.main(["train", str(corpus), "--vocab-size", "300",
+                           "-o", str(tmp_path / "tok")])
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt escaped train as a traceback")
+    out = capsys.readouterr()
+    assert status == 130 and out.err == "interrupted: train stopped before it finished\n"
+    assert list(tmp_path.iterdir()) == [corpus]                  # nothing written
+
+
 def test_encode_checks_input_and_output_before_encoding(trained, tmp_path):
     corpus, prefix, _ = trained
     model = prefix.with_suffix(".model")

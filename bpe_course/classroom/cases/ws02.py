@@ -35,6 +35,7 @@ def merge_groups() -> list[Group]:
     skip = ("Overlapping run: after merging a pair, skip past both of its ids, so in "
             "1, 1, 1 only the first two merge and the last 1 stays: [256, 1].")
     end = ("A pair at the very end: check pairs up to the last two ids (i < len(ids) - 1), "
+           "skip past both ids of a match (i += 2, so [1, 2] gives [256], not [256, 2]), "
            "and still keep the last id when it is not part of a match.")
     return [
         Group([Case("merge([], (1, 2), 256)", "Nothing to merge in an empty list: return []."),
