@@ -3,7 +3,7 @@
 The grader writes a job file (the notebook's code cells, its check cells left
 out; the cases; the helpers the exercises may use) into a fresh folder, runs
 `sandboxed.main` on it inside bubblewrap (`sandbox.command`) with a fresh
-scratch folder, watches its memory, threads and files (`_watch`), kills the
+scratch folder, watches its memory, threads and files (`watch`), kills the
 whole sandbox at the notebook's time limit, and reads back `answers.json`: at
 most `MAX_ANSWERS` bytes, checked for shape (`validate`), and converted within
 a time limit. Anything else the notebook left behind is deleted with its
@@ -114,14 +114,19 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     errors: list[str] = []
     answers: dict = {}
     for exercises in by_helpers(request["exercises"]):
-        times_naive = "naive_seconds" in json.dumps(exercises)      # a speed case is here
         data = job(nb, dict(request, exercises=exercises), cell_timeout, total_timeout,
-                   naive_timings(name) if times_naive else [])
+                   naive_timings(name) if has_speed_case(exercises) else [])
         lines, got = run_job(data, total_timeout, use_sandbox)
         errors += [line for line in lines if line not in errors]
         # Only what this run checked: a notebook cannot answer for another run's exercises.
         answers.update({e["id"]: got[e["id"]] for e in exercises if e["id"] in got})
     return ("; ".join(errors) or None), answers
+
+
+def has_speed_case(exercises: list[dict]) -> bool:
+    """Does a case compare with the course's naive trainer? Then the driver times it first."""
+    return any("naive_seconds" in case for exercise in exercises
+               for group in exercise["groups"] for case in group["cases"])
 
 
 def run_job(data: dict, total_timeout: float, use_sandbox: bool) -> tuple[list[str], dict]:

@@ -8,6 +8,7 @@ times a second, and stops it with a one-line reason when it passes one of these 
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import time
@@ -28,7 +29,7 @@ def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
     threads (looked at four times a second), or as soon as its folders hold more than
     `DISK` bytes or `MAX_FILES` files (counted twice a second)."""
     deadline = time.monotonic() + total_timeout
-    for tick in range(2**62):
+    for tick in itertools.count():
         try:
             process.wait(timeout=min(0.25, max(0.0, deadline - time.monotonic())))
             return []
