@@ -12,10 +12,20 @@ Commands (each has --help):
 
 Bad input stops a command before any long work with one line on stderr,
 `error: ...`, naming the argument or the file line at fault, and exit status 2.
+`train` may run for minutes, so every input it can check (the corpus, the output
+prefix, the model file, `--input` and `--output`) is checked first: each `*_problem`
+function returns a sentence naming the argument at fault and what to give instead,
+or None.
+
+>>> corpus_problem("no/such/corpus.txt")
+'no corpus file at no/such/corpus.txt'
+>>> output_problem("no/such/folder/mytok")
+'-o no/such/folder/mytok: the folder no/such/folder does not exist (create it first)'
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import os
@@ -24,8 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from .id_files import encode_file
-from .cli_errors import Parser, corpus_problem, fail, input_problem, model_problem, output_problem
+from .files.id_files import encode_file
 
 # command -> (module, function), imported only when the command is used.
 # The classroom's commands live in bpe_course.classroom, apart from the tokenizer story.
@@ -35,6 +44,72 @@ COMMANDS = {
     "grade": ("bpe_course.classroom.grading", "cli_grade"),
     "exercises": ("bpe_course.classroom.exercises", "cli_exercises"),
 }
+
+# -- bad input, in one line ------------------------------------------------------
+
+def fail(message: str) -> int:
+    """Report bad input in one line on stderr; 2 is the exit status for it."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def output_problem(prefix: str, flag: str = "-o", example: str = "mytok") -> str | None:
+    """Why `train -o PREFIX` could not write PREFIX.model and PREFIX.vocab, or `encode
+    --output OUT` could not write OUT (None: it can), checked before any long work."""
+    if prefix.endswith(("/", os.sep)) or Path(prefix).is_dir():
+        kind = "file prefix" if flag == "-o" else "file"
+        return (f"{flag} {prefix}: give a {kind} such as "
+                f"{prefix.rstrip('/' + os.sep)}/{example}, not a folder")
+    folder = Path(prefix).parent
+    if not folder.is_dir():
+        return f"{flag} {prefix}: the folder {folder} does not exist (create it first)"
+    if not os.access(folder, os.W_OK):
+        return f"{flag} {prefix}: the folder {folder} is not writable"
+    return None
+
+
+def input_problem(source: str, target: str) -> str | None:
+    """What is wrong with `encode --input FILE --output OUT` before streaming (None: nothing)."""
+    path = Path(source)
+    if not path.is_file():
+        return f"--input {source}: " + ("not a file" if path.exists() else "no such file")
+    problem = output_problem(target, "--output", "ids.npy")
+    if problem is None and Path(target).exists() and path.samefile(target):
+        problem = f"--output {target}: that is the --input file, which writing would erase"
+    return problem
+
+
+def corpus_problem(corpus: str) -> str | None:
+    """Why `train` could not learn from CORPUS (None: it can try)."""
+    path = Path(corpus)
+    if not path.exists():
+        return f"no corpus file at {corpus}"
+    if not path.is_file():
+        return f"the corpus {corpus} is not a file"
+    if path.stat().st_size == 0:
+        return f"the corpus {corpus} is empty: there is nothing to learn from"
+    return None
+
+
+def model_problem(model: str) -> str | None:
+    """What is wrong with `--model MODEL` before reading it (None: it is a file)."""
+    if Path(model).is_file():
+        if model.endswith(".vocab"):
+            return (f"--model {model}: that is the readable .vocab file; "
+                    f"give {model[:-len('.vocab')]}.model")
+        return None
+    if Path(model + ".model").is_file():
+        return f"--model {model}: no such file; did you mean --model {model}.model?"
+    return (f"--model {model}: no such file (give the .model file that "
+            f"`train -o PREFIX` or `save(PREFIX)` wrote)")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors in the one-line form of every other error here."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
 
 # ANSI background colours for terminals, cycled over tokens.
 ANSI = ["\033[43m", "\033[46m", "\033[45m", "\033[42m", "\033[44m", "\033[41m"]
@@ -70,7 +145,7 @@ def cli_train(argv: list[str]) -> int:
     """`python -m bpe_course train CORPUS --vocab-size N [--special-token T ...] -o PREFIX`."""
     from . import patterns
     from .regex_tokenizer import RegexTokenizer
-    from .train_fast import check_special_tokens, train
+    from .training.trainer import check_special_tokens, train
     parser = Parser(
         prog="python -m bpe_course train",
         description="Train a byte-level BPE tokenizer on a UTF-8 text file (with train_bpe) "
@@ -188,9 +263,9 @@ def cli_encode(argv: list[str]) -> int:
 def load_model(path: str):
     """A saved tokenizer: a `.model` file, or Hugging Face's `tokenizer.json`."""
     if str(path).endswith(".json"):
-        from .hf_files import load_tokenizer_json
+        from .files.huggingface import load_tokenizer_json
         return load_tokenizer_json(path)
-    from .files import load
+    from .files.model_files import load
     return load(path)
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import html
 
-from .encodings import get_encoding
+from .openai.encodings import get_encoding
 from .viz import TokenView, show_tokens
 
 # The tokenizers every explorer shows beside the learner's: label -> tiktoken encoding.

@@ -128,7 +128,7 @@ def compare_tokens(text: str, tokenizers=("r50k_base", "cl100k_base", "o200k_bas
     Names are loaded offline with `get_encoding` and labelled with their
     model ("GPT-4 (cl100k_base)").
     """
-    from .encodings import get_encoding
+    from .openai.encodings import get_encoding
     if not isinstance(tokenizers, dict):
         tokenizers = {_label(t): t for t in tokenizers}
     views = {}

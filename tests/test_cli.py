@@ -214,7 +214,7 @@ def test_ctrl_c_while_training_is_one_line_and_status_130(tmp_path, monkeypatch,
 
     def interrupted(*args, **kwargs):         # Ctrl-C in the middle of training
         raise KeyboardInterrupt
-    monkeypatch.setattr("bpe_course.train_fast.train", interrupted)
+    monkeypatch.setattr("bpe_course.training.trainer.train", interrupted)
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("hello world " * 200, encoding="utf-8")
     try:

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 from bpe_course import GPT2_SPLIT_PATTERN, get_encoding, gpt2
-from bpe_course.encodings import P50K_EXTRA_TOKENS, load_ranks, rank_file
+from bpe_course.openai.encodings import P50K_EXTRA_TOKENS, load_ranks, rank_file
 
 def test_the_lectures_numbers():
     for name in ["gpt2", "r50k_base"]:

@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from bpe_course import (GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN,
                         GPT4Tokenizer, get_encoding)
-from bpe_course.encodings import ENCODINGS, SPECIAL_TOKENS, SPLIT_PATTERNS, load_ranks
-from bpe_course.gpt4 import bpe_by_rank
+from bpe_course.openai.encodings import ENCODINGS, SPECIAL_TOKENS, SPLIT_PATTERNS, load_ranks
+from bpe_course.openai.tokenizer import bpe_by_rank
 
 from test_openai_parity import any_text, mixed
 

@@ -13,8 +13,8 @@ from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATT
                         RegexTokenizer, corpora, load, load_tokenizer_json, load_vocab_merges,
                         save_tokenizer_json, save_vocab_merges, to_tiktoken, train_bpe)
 from bpe_course.corpora import HARD_STRINGS
-from bpe_course.hf_files import BYTE_TO_CHAR, token_bytes, token_str
-from bpe_course.train_fast import train_into
+from bpe_course.files.huggingface import BYTE_TO_CHAR, token_bytes, token_str
+from bpe_course.training.trainer import train_into
 
 EOT, FIM = "<|endoftext|>", "<|fim_prefix|>"
 TEXT = corpora.prose()[:40_000] + "".join(corpora.SAMPLES.values()) + EOT + "".join(HARD_STRINGS)
@@ -226,7 +226,7 @@ def test_gpt2_style_byte_level_files_from_the_tokenizers_library(trained, tmp_pa
 
 
 def mutate(trained, tmp_path, change):
-    data = json.loads(json.dumps(bpe_course.hf_files.tokenizer_json(trained)))
+    data = json.loads(json.dumps(bpe_course.files.huggingface.tokenizer_json(trained)))
     change(data)
     path = tmp_path / "changed.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -308,7 +308,7 @@ ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256db
 @pytest.fixture(scope="module")
 def gpt2():
     enc = bpe_course.get_encoding("r50k_base")       # shipped with the package: no skip
-    from bpe_course.gpt4 import recover_merges
+    from bpe_course.openai.tokenizer import recover_merges
     ranks = enc._mergeable_ranks
     vocab = {rank: token for token, rank in ranks.items()}
     merges = [(vocab[a], vocab[b]) for (a, b), _ in

@@ -374,7 +374,7 @@ def test_a_pickle_keeps_little(ws):
 # -- 06 ------------------------------------------------------------------------------------------
 
 def test_recover_merges_with_less_or_equal_is_caught():
-    from bpe_course.gpt4 import bpe_by_rank
+    from bpe_course.openai.tokenizer import bpe_by_rank
 
     def recover_merges(ranks):
         merges = {}
@@ -388,7 +388,7 @@ def test_recover_merges_with_less_or_equal_is_caught():
 
 
 def test_recover_merges_with_byte_values_is_caught():
-    from bpe_course.gpt4 import bpe_by_rank
+    from bpe_course.openai.tokenizer import bpe_by_rank
 
     def recover_merges(ranks):
         merges = {}
@@ -403,7 +403,7 @@ def test_recover_merges_with_byte_values_is_caught():
 
 
 def test_recover_merges_differences_are_shown_through_the_ranks_bytes():
-    from bpe_course.gpt4 import recover_merges as right
+    from bpe_course.openai.tokenizer import recover_merges as right
 
     def recover_merges(ranks):
         merges = right(ranks)
@@ -420,7 +420,7 @@ def test_recover_merges_differences_are_shown_through_the_ranks_bytes():
 def test_an_o_n_squared_recover_merges_runs_out_of_time(monkeypatch):
     """A slow answer meets the timed case; the limit is cut here so the test stays fast."""
     import time
-    from bpe_course.gpt4 import recover_merges as right
+    from bpe_course.openai.tokenizer import recover_merges as right
 
     def recover_merges(ranks):
         if len(ranks) > 50_000:

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course import SentencePieceBPE, corpora, train_codepoint_bpe
-from bpe_course.sentencepiece_bpe import mistral_model_bytes, utf8_surfaces
-from bpe_course.spm_model import (BYTE, CONTROL, NORMAL, UNKNOWN, fields, read_model,
+from bpe_course.sentencepiece.tokenizer import mistral_model_bytes, utf8_surfaces
+from bpe_course.sentencepiece.model_file import (BYTE, CONTROL, NORMAL, UNKNOWN, fields, read_model,
                                   write_model)
 
 spm = pytest.importorskip("sentencepiece")

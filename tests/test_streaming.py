@@ -14,7 +14,7 @@ from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATT
 from bpe_course.corpora import HARD_STRINGS
 from bpe_course.pretokenize import RULES
 from bpe_course.streaming import last_safe_cut
-from bpe_course.train_fast import train_into
+from bpe_course.training.trainer import train_into
 
 EOT = "<|endoftext|>"
 SPECIALS = [EOT, "<|end|>", EOT + EOT, "<|fim_prefix|>"]

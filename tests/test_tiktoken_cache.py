@@ -11,7 +11,7 @@ import tiktoken
 import tiktoken.registry
 
 from bpe_course import tiktoken_cache
-from bpe_course.encodings import ENCODINGS
+from bpe_course.openai.encodings import ENCODINGS
 
 URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 

@@ -19,10 +19,10 @@ from hypothesis import given, settings, strategies as st
 from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
                         RegexTokenizer, corpora, load, to_tiktoken, train_bpe)
 from bpe_course.classroom.references import naive_train_bpe
-from bpe_course.chunks import count_corpus, cut_points, file_cut_points, run_tasks
+from bpe_course.training.counting import count_corpus, cut_points, file_cut_points, run_tasks
 from bpe_course.pretokenize import count_pretokens
 from bpe_course.special import split_special
-from bpe_course.train_fast import train, train_into
+from bpe_course.training.trainer import train, train_into
 
 EOT = "<|endoftext|>"
 PATTERNS = [GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN]
@@ -213,8 +213,8 @@ def test_a_worker_that_dies_is_a_clear_error():
 
 def test_workers_started_by_spawn_count_the_same(monkeypatch):
     """'spawn' is what macOS and Windows use: workers must be importable functions."""
-    import bpe_course.chunks
-    monkeypatch.setattr(bpe_course.chunks, "start_method", lambda: "spawn")
+    import bpe_course.training.counting
+    monkeypatch.setattr(bpe_course.training.counting, "start_method", lambda: "spawn")
     text = corpora.prose()[:20_000]
     assert count_corpus(text, GPT4_SPLIT_PATTERN, [EOT], 2, 5000) == reference_counts(text)
 
@@ -302,7 +302,7 @@ def test_from_merges_rejects_merges_of_unknown_tokens():
 @pytest.mark.skipif(sys.platform != "linux", reason="fork is used on Linux only")
 def test_a_thread_unknown_to_threading_rules_out_fork():
     # pytest-xdist and C libraries start threads that threading.active_count() misses.
-    code = ("import _thread, threading, time\nfrom bpe_course.chunks import start_method\n"
+    code = ("import _thread, threading, time\nfrom bpe_course.training.counting import start_method\n"
             "before = start_method()\n_thread.start_new_thread(time.sleep, (5,))\n"
             "time.sleep(0.2)\nprint(before, threading.active_count(), start_method())\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

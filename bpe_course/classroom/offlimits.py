@@ -49,7 +49,7 @@ MACHINERY = ("bpe_course.classroom.offlimits", "bpe_course.classroom.runner",
 
 # Not loaded by `load_all` (so refused under a lock): the command line, and the
 # instructor's tools, which read notebooks with nbformat (seconds to import).
-SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.cli_errors",
+SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.cli",
         "bpe_course.classroom.exercises", "bpe_course.classroom.grading", "bpe_course.classroom.kernel",
         "bpe_course.classroom.sandbox", "bpe_course.classroom.report",
         "bpe_course.classroom.watch")

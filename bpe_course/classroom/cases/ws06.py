@@ -6,7 +6,7 @@ from .common import (EOT, HARD_TEXTS, REF, REGEX, TOKENIZER, Case, Checker, code
                      course_ref, Group, prose, random_texts)
 
 def first_ranks(encoding: str, n: int) -> tuple[dict, str]:
-    from ...encodings import load_ranks
+    from ...openai.encodings import load_ranks
     ranks = {t: r for t, r in load_ranks(encoding).items() if r < n}
     return ranks, f"{{t: r for t, r in load_ranks({encoding!r}).items() if r < {n}}}"
 
@@ -43,7 +43,7 @@ def recover_merges_groups() -> list[Group]:
                Case("recover_merges(RANKS)", lower, tokens=tokens_of(ranks))],
               env={"RANKS": ranks}, env_doc={"RANKS": doc}),
         Group([Case("recover_merges(ALL)", speed)],
-              setup="from bpe_course.encodings import load_ranks\n"
+              setup="from bpe_course.openai.encodings import load_ranks\n"
                     "ALL = load_ranks('cl100k_base')", time_limit=60),
         Group([Case("recover_merges(RANKS)", lower, tokens=tokens_of(more))], env={"RANKS": more},
               env_doc={"RANKS": more_doc}, hidden=True),
@@ -60,7 +60,7 @@ PARITY = "Ids must equal tiktoken's."
 
 
 def gpt4_tokenizer_groups() -> list[Group]:
-    from ...encodings import load_ranks
+    from ...openai.encodings import load_ranks
     shuffle = ("The first 256 ranks are the 256 bytes in a shuffled order: '!' is byte 33 but "
                "rank 0. Give each byte its rank (self.byte_ids = [ranks[bytes([b])] for b in "
                "range(256)]) before building self.vocab.")
@@ -121,18 +121,18 @@ POINTS = {"recover_merges": 2, "gpt4_tokenizer": 3}
 
 CHECKERS = [
         Checker("recover_merges", "recover_merges", "function",
-            course_ref("bpe_course.gpt4.recover_merges"), recover_merges_groups),
+            course_ref("bpe_course.openai.tokenizer.recover_merges"), recover_merges_groups),
         Checker("gpt4_tokenizer", "GPT4Tokenizer", "class", course_ref(REF + "TiktokenReference"),
             gpt4_tokenizer_groups, own=("__init__",), allowed_bases=(REGEX, TOKENIZER)),
 ]
 
 
 # Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
-HELPERS = {"recover_merges": ("bpe_course.encodings",),   # the big case loads its input ranks
+HELPERS = {"recover_merges": ("bpe_course.openai.encodings",),   # the big case loads its input ranks
            "gpt4_tokenizer": ("bpe_course.pairs", "bpe_course.base", "bpe_course.special",
                               "bpe_course.pretokenize",
-                              "bpe_course.encodings")}
-FORBIDDEN = {"gpt4_tokenizer": ("bpe_course.encodings.get_encoding",)}
+                              "bpe_course.openai.encodings")}
+FORBIDDEN = {"gpt4_tokenizer": ("bpe_course.openai.encodings.get_encoding",)}
 
 
 # -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------

@@ -115,9 +115,9 @@ CHECKERS = [
 
 # Course code each answer may use while it is checked (see `offlimits`): this worksheet
 # measures the course's tokenizers, it does not rebuild them.
-TOKENIZER_CODE = ("bpe_course.regex_tokenizer", "bpe_course.vocab_ids", "bpe_course.base",
+TOKENIZER_CODE = ("bpe_course.regex_tokenizer", "bpe_course.regex_tokenizer", "bpe_course.base",
                   "bpe_course.pairs", "bpe_course.pretokenize", "bpe_course.special",
                   "bpe_course.model_file", "bpe_course.streaming", "bpe_course.text")
-HELPERS = {"tokens_per_byte": ("bpe_course.encodings", "bpe_course.tiktoken_api", "bpe_course.gpt4",
+HELPERS = {"tokens_per_byte": ("bpe_course.openai.encodings", "bpe_course.openai.encoding_api", "bpe_course.openai.tokenizer",
                                *TOKENIZER_CODE),
            "glitch_candidates": TOKENIZER_CODE}

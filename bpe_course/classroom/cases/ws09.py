@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .common import HARD_TEXTS, REF, Case, Checker, Group, calls, course_ref, random_texts
 
-MISTRAL = ("from bpe_course.spm_model import read_model\n"
-           "from bpe_course.sentencepiece_bpe import mistral_model_bytes\n"
+MISTRAL = ("from bpe_course.sentencepiece.model_file import read_model\n"
+           "from bpe_course.sentencepiece.tokenizer import mistral_model_bytes\n"
            "MODEL = read_model(mistral_model_bytes())")
 OWN_MODEL = ("from bpe_course import corpora, train_codepoint_bpe\n"
              "MODEL = train_codepoint_bpe(corpora.prose()[:20_000], vocab_size=500, "
@@ -75,8 +75,8 @@ CHECKERS = [
 
 # Course code each answer may use while it is checked (see `offlimits`): reading the model
 # file is given; the encoder is the exercise.
-HELPERS = {"spm_encode": ("bpe_course.spm_model", "bpe_course.sentencepiece_bpe.mistral_model_bytes",
-                          "bpe_course.codepoint_bpe")}   # a trainer only: it has no encoder
+HELPERS = {"spm_encode": ("bpe_course.sentencepiece.model_file", "bpe_course.sentencepiece.tokenizer.mistral_model_bytes",
+                          "bpe_course.sentencepiece.trainer")}   # a trainer only: it has no encoder
 
 
 # -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------

@@ -2,9 +2,9 @@
 
 tiktoken encodes exactly like GPT-4, which is worksheet 06's exercise, so the
 sandbox hides the real package and puts this module in its place. Importing
-it works (the course imports it at the top of `bpe_course.encodings`). An
+it works (the course imports it at the top of `bpe_course.openai.encodings`). An
 `Encoding` of one of OpenAI's encodings is the course's pure-Python drop-in
-(`bpe_course.gpt4.OpenAITokenizer`, the same ids): it is course code, so it
+(`bpe_course.openai.tokenizer.OpenAITokenizer`, the same ids): it is course code, so it
 runs only where an exercise names it as a helper (worksheet 08 measures with
 it; in worksheet 06 it is off limits like the rest of the course's answer).
 Everything else raises, with the reason.
@@ -15,7 +15,7 @@ import functools
 
 @functools.lru_cache(maxsize=None)
 def _course_encoding(name):
-    from bpe_course.gpt4 import OpenAITokenizer
+    from bpe_course.openai.tokenizer import OpenAITokenizer
     return OpenAITokenizer(name)
 
 

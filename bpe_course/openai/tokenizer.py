@@ -27,10 +27,10 @@ tiktoken does, so our ids equal tiktoken's for every string.
 
 from __future__ import annotations
 
-from .base import NO_MERGE
+from ..base import NO_MERGE
 from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
-from .regex_tokenizer import RegexTokenizer
-from .tiktoken_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
+from ..regex_tokenizer import RegexTokenizer
+from .encoding_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
 
 
 def bpe_by_rank(ranks: dict[bytes, int], token: bytes, max_rank: int | None = None) -> list[bytes]:

@@ -26,8 +26,8 @@ import functools
 import os
 import re
 
-from .patterns import GPT4_SPLIT_PATTERN  # noqa: F401 (the doctest uses it)
-from .pretokenize import RULES
+from ..patterns import GPT4_SPLIT_PATTERN  # noqa: F401 (the doctest uses it)
+from ..pretokenize import RULES
 
 WINDOW = 1 << 16           # bytes read at a time while looking for a cut
 OVERLAP = 1024             # windows overlap, so a cut at a window's edge is not missed

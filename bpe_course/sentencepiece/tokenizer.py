@@ -15,9 +15,11 @@ not bytes, and it has no regex pre-tokenization. Encoding a text takes three ste
    spelled as its UTF-8 bytes, pieces `<0x00>`..`<0xFF>`; without it, it becomes `<unk>`
    (a run of unknown symbols gives one `<unk>`).
 
-Decoding (`spm_decode`) maps `▁` back to a space, drops the first piece's leading `▁` (the
-dummy prefix) and joins runs of byte pieces into characters; a byte that is not valid UTF-8
-there becomes U+FFFD, one per byte.
+Decoding undoes what encoding did: `▁` becomes a space again and the first piece's leading
+`▁` (the dummy prefix) is dropped; runs of byte pieces `<0x..>` are joined and decoded as
+UTF-8, and a byte that starts no valid character there becomes U+FFFD, one per byte
+(`utf8_surfaces`); `<unk>` becomes its surface (` ⁇ `) and control pieces (`<s>`, `</s>`)
+nothing. `piece_bytes` gives the bytes of one id on its own, for token views.
 
 >>> sp = SentencePieceBPE.mistral()
 >>> sp.encode("Hello world", out_type=str)
@@ -43,14 +45,13 @@ import heapq
 from importlib import resources
 from pathlib import Path
 
-from .spm_model import BPE, BYTE, MODEL_TYPES, NORMAL, UNKNOWN, UNUSED, USER_DEFINED
-from .spm_model import SpmModel, read_model
-from .spm_decode import SPACE, SentencePieceDecoding
-from .spm_decode import utf8_surfaces  # noqa: F401 (chapter 09 and the tests import it from here)
-from .text import check_text
+from .model_file import BPE, BYTE, CONTROL, MODEL_TYPES, NORMAL, UNKNOWN, UNUSED, USER_DEFINED
+from .model_file import SpmModel, read_model
+from ..text import check_text
 
 MISTRAL_V1 = "mistral_tokenizer.model.v1"
 MISTRAL_V1_SHA256 = "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"
+SPACE = "\u2581"        # ▁, SentencePiece's meta symbol for a space
 
 
 def byte_piece(b: int) -> str:
@@ -58,9 +59,9 @@ def byte_piece(b: int) -> str:
     return f"<0x{b:02X}>"
 
 
-class SentencePieceBPE(SentencePieceDecoding):
-    """A SentencePiece BPE model, read from a `.model` file, encoding like the library (and
-    decoding: `spm_decode`)."""
+class SentencePieceBPE:
+    """A SentencePiece BPE model, read from a `.model` file, encoding and decoding like the
+    library."""
 
     def __init__(self, model: SpmModel):
         self._check_supported(model)
@@ -215,6 +216,72 @@ class SentencePieceBPE(SentencePieceDecoding):
                 pieces.append(piece)
             prev_unknown = unknown
         return pieces if out_type is str else ids
+
+    # -- decoding ---------------------------------------------------------------------
+
+    def piece_bytes(self, i: int) -> bytes:
+        """The bytes id `i` stands for on its own, as a token view shows it: `▁` as a space
+        (the dummy prefix too), a byte piece as its byte, `<unk>` as its surface, and a
+        control piece (`<s>`, `</s>`) as nothing."""
+        piece, kind = self.id_to_piece(i), self.types[i]
+        if kind == BYTE:
+            return bytes([int(piece[3:5], 16)])
+        if kind == CONTROL:
+            return b""
+        if kind == UNKNOWN:
+            return self.model.trainer["unk_surface"].encode("utf-8")
+        return piece.replace(SPACE, " ").encode("utf-8")
+
+    def decode(self, ids: list[int]) -> str:
+        """The text of `ids`, equal to `sentencepiece`'s `decode`."""
+        spec = self.model.normalizer
+        strip_first = spec["add_dummy_prefix"] or spec["remove_extra_whitespaces"]
+        text, run = [], bytearray()
+        expect_prefix, prefix_seen = True, False
+        for i in ids:
+            piece = self.id_to_piece(i)
+            kind = self.types[self.piece_to_id(piece)]
+            if kind == BYTE:
+                run.append(int(piece[3:5], 16))
+                continue
+            text.append(utf8_surfaces(bytes(run)))
+            run.clear()
+            if prefix_seen or any(text):
+                expect_prefix = False
+            prefix_seen = False
+            if kind == CONTROL:
+                continue
+            if kind == UNKNOWN:
+                text.append(self.model.trainer["unk_surface"])
+                continue
+            if expect_prefix and strip_first and piece.startswith(SPACE):
+                piece = piece[1:]
+                prefix_seen = not spec["remove_extra_whitespaces"]
+            text.append(piece.replace(SPACE, " "))
+        text.append(utf8_surfaces(bytes(run)))
+        return "".join(text)
+
+
+def utf8_surfaces(data: bytes) -> str:
+    """Decode bytes as SentencePiece does: every byte that starts no valid character is U+FFFD.
+
+    Python's `errors="replace"` gives one U+FFFD per broken *sequence*; SentencePiece gives
+    one per byte:
+
+    >>> utf8_surfaces(b"\\xe2\\x82x"), b"\\xe2\\x82x".decode("utf-8", "replace")
+    ('\\ufffd\\ufffdx', '\\ufffdx')
+    """
+    out, i = [], 0
+    while i < len(data):
+        lead = data[i]
+        size = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        try:
+            out.append(data[i:i + size].decode("utf-8"))
+            i += size
+        except UnicodeDecodeError:
+            out.append("\ufffd")
+            i += 1
+    return "".join(out)
 
 
 def mistral_model_bytes() -> bytes:

@@ -9,16 +9,24 @@ downloads the rank file from OpenAI and keeps a copy in its cache folder:
 - a cached file is used only if its sha256 is the expected one.
 
 The course already has every file tiktoken wants, checked against the same
-sha256 (see `encodings` and `gpt2`). `seed()` copies them into that cache, so
-later calls find them there and never go to the network. `import bpe_course`
-calls it. It only ever adds files that are missing, each written to a
-temporary name first and then linked into place (never over an existing
-file, so a concurrent writer cannot be clobbered), and it never raises:
-a folder that cannot be written just stays as it is.
+sha256 (see `encodings` and `gpt2_files`). `seed()` copies them into that
+cache, so tiktoken finds them there and never goes to the network. It only
+ever adds files that are missing, each written to a temporary name first and
+then linked into place (never over an existing file, so a concurrent writer
+cannot be clobbered).
 
-The first import on a machine writes the files (about 1.5 s, most of it
-rebuilding GPT-2's `vocab.bpe`); after that, `seed()` only looks at which
-files exist.
+When does it run? Never at `import bpe_course`, which writes nothing. The
+course installs a tiktoken plugin, `tiktoken_ext/bpe_course_offline.py`;
+tiktoken imports its plugins the first time a process asks it for an encoding,
+and that plugin calls `seed_for_tiktoken()`: the cache is filled on first
+need, and a failure is a warning that names the folder and the reason (tiktoken
+then tries the network as it always does). `offline_tiktoken()` does the same
+on request and raises `OSError` saying what went wrong. Set
+`BPE_COURSE_SEED_TIKTOKEN=0` to keep the plugin from touching the cache.
+
+The first time on a machine the files are written (about 1.5 s, most of it
+rebuilding GPT-2's `vocab.bpe`); after that, seeding only looks at which files
+exist.
 """
 
 from __future__ import annotations
@@ -29,7 +37,9 @@ import os
 import tempfile
 import uuid
 
-from . import gpt2
+import warnings
+
+from . import gpt2_files
 from .encodings import SHA256, rank_file
 
 _BLOB = "https://openaipublic.blob.core.windows.net/"
@@ -38,8 +48,8 @@ _BLOB = "https://openaipublic.blob.core.windows.net/"
 FILES = {
     **{f"{_BLOB}encodings/{name}.tiktoken": (SHA256[name], (lambda name=name: rank_file(name)))
        for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")},
-    f"{_BLOB}gpt-2/encodings/main/vocab.bpe": (gpt2.VOCAB_BPE_SHA256, gpt2.vocab_bpe),
-    f"{_BLOB}gpt-2/encodings/main/encoder.json": (gpt2.ENCODER_JSON_SHA256, gpt2.encoder_json),
+    f"{_BLOB}gpt-2/encodings/main/vocab.bpe": (gpt2_files.VOCAB_BPE_SHA256, gpt2_files.vocab_bpe),
+    f"{_BLOB}gpt-2/encodings/main/encoder.json": (gpt2_files.ENCODER_JSON_SHA256, gpt2_files.encoder_json),
 }
 
 
@@ -109,15 +119,47 @@ def _write_new(path: str, sha256: str, make) -> str:
             os.remove(temporary)
 
 
-def seed_quietly() -> None:
-    """`seed()` for `import bpe_course`: never raises, and can be turned off.
+OK = ("present", "written")
 
-    Set the environment variable BPE_COURSE_SEED_TIKTOKEN=0 to leave
-    tiktoken's cache alone.
+
+def problems(report: dict[str, str]) -> list[str]:
+    """The lines of a `seed()` report that leave tiktoken needing the network."""
+    return [f"{url.rsplit('/', 1)[-1]}: {what}" for url, what in report.items() if what not in OK]
+
+
+def offline_tiktoken() -> dict[str, str]:
+    """Fill tiktoken's cache now, so `tiktoken.get_encoding` needs no network; returns
+    `seed()`'s report. Raises OSError naming the cache folder and what went wrong.
+
+    >>> import os
+    >>> sorted(set(offline_tiktoken().values())) in (["present"], ["present", "written"], ["written"])
+    True
     """
+    folder = cache_dir()
+    if folder is None:
+        raise OSError("tiktoken's cache is turned off (TIKTOKEN_CACHE_DIR is empty), so "
+                      "tiktoken downloads every encoding; unset it to use the course's files")
+    report = seed()
+    bad = problems(report)
+    if bad:
+        raise OSError(f"could not fill tiktoken's cache in {folder}: " + "; ".join(bad))
+    return report
+
+
+def seed_for_tiktoken() -> None:
+    """What the tiktoken plugin runs on tiktoken's first look for encodings: `seed()`, with a
+    warning (never an exception: tiktoken must keep working) when a file could not be put
+    in place. `BPE_COURSE_SEED_TIKTOKEN=0` turns it off."""
     if os.environ.get("BPE_COURSE_SEED_TIKTOKEN", "1") == "0":
         return
+    folder = cache_dir()
+    if folder is None:
+        return                              # caching is off: tiktoken downloads, as asked
     try:
-        seed()
-    except Exception:                       # an import must not fail because of a cache
-        pass
+        bad = problems(seed())
+    except Exception as error:              # noqa: BLE001 (reported, never raised into tiktoken)
+        bad = [f"{type(error).__name__}: {error}"]
+    if bad:
+        warnings.warn(f"bpe-course could not fill tiktoken's cache in {folder} ("
+                      + "; ".join(bad) + "); tiktoken.get_encoding will need the network "
+                      "for those files", RuntimeWarning, stacklevel=2)

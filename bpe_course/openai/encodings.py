@@ -28,7 +28,7 @@ from importlib import resources
 
 import tiktoken
 
-from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
+from ..patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 
 # The encodings the course is about, and every name tiktoken knows for OpenAI's models.
 MAIN_ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")

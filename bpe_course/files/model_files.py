@@ -15,9 +15,9 @@ import base64
 import os
 from pathlib import Path
 
-from .basic import BasicTokenizer
-from .model_file import read_model
-from .regex_tokenizer import RegexTokenizer
+from ..basic import BasicTokenizer
+from ..model_file import read_model
+from ..regex_tokenizer import RegexTokenizer
 
 
 def load(model_file: str | os.PathLike):

@@ -23,7 +23,7 @@ byte pieces, the merged pieces with scores 0, -1, -2, ..., then the kept charact
 so `SentencePieceBPE` encodes with it, and `spm_model.write_model` saves it as a `.model`
 file that the `sentencepiece` library loads too.
 
->>> from bpe_course.sentencepiece_bpe import SentencePieceBPE
+>>> from bpe_course.sentencepiece.tokenizer import SentencePieceBPE
 >>> model = train_codepoint_bpe("low lower lowest\\nlow low", vocab_size=270)
 >>> [p for p, _, _ in model.pieces[259:]]         # merged pieces, then the characters
 ['lo', 'low', '▁low', 'l', 'o', 'w', '▁', 'e', 'r', 's', 't']
@@ -37,8 +37,8 @@ import heapq
 import unicodedata
 from collections import Counter
 
-from .spm_model import BPE, BYTE, CONTROL, NORMAL, NORMALIZER, TRAINER, UNKNOWN, SpmModel
-from .spm_model import with_defaults
+from .model_file import BPE, BYTE, CONTROL, NORMAL, NORMALIZER, TRAINER, UNKNOWN, SpmModel
+from .model_file import with_defaults
 
 SPACE = "\u2581"
 MAX_PIECE_LENGTH = 16

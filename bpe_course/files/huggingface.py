@@ -34,9 +34,9 @@ import json
 import os
 from pathlib import Path
 
-from .byte_map import BYTE_TO_CHAR, token_bytes, token_str  # noqa: F401 (BYTE_TO_CHAR: doctest)
-from .patterns import GPT2_SPLIT_PATTERN
-from .regex_tokenizer import RegexTokenizer
+from ..openai.byte_map import BYTE_TO_CHAR, token_bytes, token_str  # noqa: F401 (BYTE_TO_CHAR: doctest)
+from ..patterns import GPT2_SPLIT_PATTERN
+from ..regex_tokenizer import RegexTokenizer
 
 
 # -- writing -------------------------------------------------------------------

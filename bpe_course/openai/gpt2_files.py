@@ -31,7 +31,7 @@ import json
 
 from .byte_map import bytes_to_unicode
 from .encodings import load_ranks
-from .gpt4 import bpe_by_rank
+from .tokenizer import bpe_by_rank
 
 # sha256 of OpenAI's files, as tiktoken checks them (tiktoken_ext/openai_public.py).
 VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"

@@ -18,7 +18,7 @@ import array
 import sys
 from pathlib import Path
 
-from .chunks import ProgressBar
+from ..training.counting import ProgressBar
 
 
 READ_CHARS = 1 << 16            # characters read from the input at a time

@@ -34,9 +34,9 @@ from heapq import heapify, heappop, heappush
 from operator import add, mul
 from typing import NamedTuple, Sequence
 
-from .text import check_vocab_size
-from .chunks import CHUNK_BYTES, ProgressBar, count_corpus
-from .patterns import GPT4_SPLIT_PATTERN
+from ..text import check_vocab_size
+from .counting import CHUNK_BYTES, ProgressBar, count_corpus
+from ..patterns import GPT4_SPLIT_PATTERN
 
 # The tie-break key of a token is its bytes with the order reversed, so that a
 # min-heap pops the *greatest* bytes first: byte b becomes the two bytes
