@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARTEFACTS = Path(os.environ.get("BPE_BROWSER_ARTIFACTS", ROOT / "build" / "browser"))
 CHROMIUM = next((p for p in (os.environ.get("BPE_CHROMIUM"), shutil.which("chromium"),
                              shutil.which("chromium-browser"), "/usr/bin/chromium")

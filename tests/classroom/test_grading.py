@@ -28,7 +28,7 @@ from bpe_course.classroom.grading import identify, read_notebook, score_exercise
 
 SANDBOX = [] if sandbox.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def worksheet(folder: str, name: str):

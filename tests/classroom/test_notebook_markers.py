@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")
                    for p in (ROOT / folder).glob("*.ipynb"))
 IDS = [p.relative_to(ROOT).as_posix() for p in NOTEBOOKS]

@@ -19,7 +19,7 @@ from bpe_course.classroom.cases import CHECKERS
 from bpe_course.classroom.checks import shipped
 from test_checks import fails_with, worksheet
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

@@ -54,7 +54,7 @@ from nbformat.v4 import new_code_cell
 from bpe_course.classroom import sandbox
 from bpe_course.classroom.cases import WORKSHEETS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).resolve().parent / "grading_cases"
 
 pytestmark = pytest.mark.skipif(not sandbox.available()[0],

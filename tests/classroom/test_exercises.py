@@ -11,7 +11,7 @@ from bpe_course.classroom.cases import CHECKERS, WORKSHEETS
 from bpe_course.classroom.course import badge
 from bpe_course.classroom.exercises import clear_solutions, cli_exercises, generate, problems
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "bpe_course"
+PACKAGE = Path(__file__).resolve().parents[2] / "bpe_course"
 
 # The story, lowest first; keep it in step with the package docstring and the README.
 STORY = ["_safe_path", "text", "pairs", "model_file", "base", "basic", "patterns", "special", "pretokenize",

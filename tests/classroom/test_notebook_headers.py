@@ -8,7 +8,7 @@ import pytest
 
 from bpe_course.classroom.course import REPO, badge, setup_source
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")
                    for p in (ROOT / folder).glob("*.ipynb"))
 MACHINE_PATH = re.compile(r"(/work/|/root/|/home/\w+/|/tmp/\w+|/Users/\w+|[A-Z]:\\\\Users)")

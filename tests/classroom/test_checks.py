@@ -15,7 +15,7 @@ import pytest
 from bpe_course import checks
 from bpe_course.classroom.cases import CHECKERS, WORKSHEETS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def worksheet(name: str) -> dict:
