@@ -86,12 +86,9 @@ elif name == "tokenizers":
     tok.train_from_iterator(iter(docs), trainer)
     seconds = time.perf_counter() - t0
     # Undo the byte-to-printable-character map of GPT-2's vocabulary files.
-    shown = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
-    hidden = [b for b in range(256) if b not in shown]
-    byte_of = {chr(b): b for b in shown} | {chr(256 + k): b for k, b in enumerate(hidden)}
+    from bpe_course.openai.byte_map import str_to_token
     vocab = sorted(tok.get_vocab().items(), key=lambda item: item[1])
-    tokens = [t.encode("utf-8") if t in specials else bytes(byte_of[c] for c in t)
-              for t, _ in vocab]
+    tokens = [t.encode("utf-8") if t in specials else str_to_token(t) for t, _ in vocab]
 elif name == "rustbpe":
     import rustbpe
     tok = rustbpe.Tokenizer()

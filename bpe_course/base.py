@@ -194,6 +194,29 @@ class Tokenizer:
         """
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
+    def set_merges(self, merges: dict[tuple[int, int], int],
+                   special_tokens: dict[str, int] | None = None) -> None:
+        """Give this tokenizer new merges, `(left id, right id) -> new id` with ids in merge
+        order (bytes 0..255, then 256, 257, ...), and, if given, new special tokens, which
+        replace the registered ones; the vocabulary is rebuilt. This is how a trainer fills a
+        tokenizer (`training.trainer.train_into`).
+
+        >>> tok = Tokenizer()
+        >>> tok.set_merges({(104, 105): 256}, {"<|eot|>": 257})
+        >>> tok.vocab[256], tok.vocab[257]
+        (b'hi', b'<|eot|>')
+        """
+        self.merges = dict(merges)
+        self.byte_ids, self.ids_are_ranks = list(range(256)), True
+        if special_tokens is not None:
+            self.special_tokens = dict(special_tokens)
+        self.vocab = self._build_vocab()
+        self._merges_changed()
+
+    def _merges_changed(self) -> None:
+        """Hook: called whenever the merges change; subclasses that keep anything derived
+        from them (`RegexTokenizer`'s cache of encoded chunks) forget it here."""
+
     def first_merges(self, vocab_size: int) -> "Tokenizer":
         """A copy that keeps only the merges with ids below `vocab_size`, the first learned.
 
@@ -201,15 +224,12 @@ class Tokenizer:
         that training to `vocab_size` would have given (chapters 02 and 08 use it to see
         every smaller size at once). Special tokens are kept.
         """
-        if hasattr(self, "mergeable_ranks"):
-            raise TypeError("a tokenizer that encodes by tiktoken's ranks cannot be cut this way")
         if not isinstance(vocab_size, int) or vocab_size < 256:
             raise ValueError(f"vocab_size must be an int of at least 256, not {vocab_size!r}")
         small = copy.copy(self)
         small.merges = {pair: idx for pair, idx in self.merges.items() if idx < vocab_size}
         small.vocab = small._build_vocab()
-        if hasattr(small, "_reset_cache"):
-            small._reset_cache()            # the copy must not share the chunk cache
+        small._merges_changed()             # the copy must not share what was derived
         return small
 
     # -- files ------------------------------------------------------------

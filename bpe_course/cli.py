@@ -183,8 +183,9 @@ def cli_train(argv: list[str]) -> int:
     except (OSError, ValueError, TypeError, RuntimeError) as e:
         return fail(str(e))
     seconds = time.perf_counter() - start
-    tok.merges = {pair: 256 + k for k, pair in enumerate(result.merges)}
-    tok.register_special_tokens({t: 256 + len(tok.merges) + k for k, t in enumerate(specials)})
+    first_special = 256 + len(result.merges)
+    tok.set_merges({pair: 256 + k for k, pair in enumerate(result.merges)},
+                   {t: first_special + k for k, t in enumerate(specials)})
     try:
         tok.save(args.output)
     except OSError as e:
@@ -231,7 +232,7 @@ def cli_encode(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if (args.input is None) != (args.output is None) or (args.input is None) == (args.text is None):
         parser.error("give either TEXT, or both --input FILE and --output OUT")
-    from .viz import encode_any, token_bytes
+    from .viz import encode_any, tokens_as_bytes
     problem = model_problem(args.model)
     if not problem and args.input is not None:
         problem = input_problem(args.input, args.output)
@@ -244,7 +245,7 @@ def cli_encode(argv: list[str]) -> int:
     if args.input is not None:
         return encode_file(tok, Path(args.input), Path(args.output))
     ids = encode_any(tok, args.text)
-    pieces = token_bytes(tok, ids)
+    pieces = tokens_as_bytes(tok, ids)
     summary = f"{len(ids)} tokens, {len(args.text)} characters"
     if args.json:
         print(f'{{"ids": {json.dumps(ids)}, "pieces": {to_json(pieces)}, '

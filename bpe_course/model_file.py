@@ -217,5 +217,4 @@ def load_model_into(tok, model_file: str | os.PathLike) -> None:
     tok.merges = state["merges"]
     tok.special_tokens = state["special_tokens"]
     tok.vocab = tok._build_vocab()
-    if hasattr(tok, "_reset_cache"):
-        tok._reset_cache()
+    tok._merges_changed()

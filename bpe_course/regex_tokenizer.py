@@ -51,7 +51,8 @@ class RegexTokenizer(Tokenizer):
         self.compiled_pattern = regex.compile(self.pattern)
         self._cache: dict[str, list[int]] = {}
 
-    def _reset_cache(self) -> None:
+    def _merges_changed(self) -> None:
+        # New merges (or a new pattern, after `load`): the cached chunks are stale.
         self.compiled_pattern = regex.compile(self.pattern)
         self._cache = {}
 
@@ -83,7 +84,7 @@ class RegexTokenizer(Tokenizer):
                 print(f"merge {idx - 255}/{vocab_size - 256}: {pair} -> {idx} "
                       f"({self.vocab[idx]!r}) had {stats[pair]} occurrences")
         self.vocab = self._build_vocab()    # keep registered special tokens
-        self._reset_cache()
+        self._merges_changed()
 
     @classmethod
     def from_merges(cls, merges: list[tuple[bytes, bytes]], special_tokens=(),
@@ -110,7 +111,7 @@ class RegexTokenizer(Tokenizer):
                                  f"earlier merge made")
             if a + b in ids:
                 raise ValueError(f"merge {k} makes {a + b!r} a second time, so the ids "
-                                 f"of later merges are ambiguous; use train_fast instead")
+                                 f"of later merges are ambiguous; give each token one merge")
             tok.merges[ids[a], ids[b]] = ids[a + b] = 256 + k
         if not isinstance(special_tokens, dict):
             special_tokens = {t: 256 + len(merges) + k for k, t in enumerate(special_tokens)}
@@ -143,7 +144,7 @@ class RegexTokenizer(Tokenizer):
         new_ids = list(pairs.values())
         tok.ids_are_ranks = new_ids == sorted(new_ids)
         tok.vocab = tok._build_vocab()
-        tok._reset_cache()
+        tok._merges_changed()
         return tok
 
     # -- special tokens --------------------------------------------------------

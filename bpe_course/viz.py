@@ -30,7 +30,7 @@ import html
 COLOURS = ["#fde2a1", "#b8e0d2", "#f6c6c7", "#c9d7f8", "#d8c9f0", "#f9d5b3", "#c6ecae"]
 
 
-def token_bytes(tokenizer, ids: list[int]) -> list[bytes]:
+def tokens_as_bytes(tokenizer, ids: list[int]) -> list[bytes]:
     """The bytes of each id, for a course tokenizer, a tiktoken Encoding or a
     `SentencePieceBPE` (chapter 09)."""
     if hasattr(tokenizer, "decode_single_token_bytes"):      # tiktoken
@@ -47,7 +47,7 @@ def pieces(tokenizer, text: str) -> str:
     >>> pieces(get_encoding("cl100k_base"), "Hello world!\\n")
     'Hello|␣world|!↵'
     """
-    parts = token_bytes(tokenizer, tokenizer.encode_ordinary(text))
+    parts = tokens_as_bytes(tokenizer, tokenizer.encode_ordinary(text))
     texts = [p.decode("utf-8", errors="replace") for p in parts]
     return "|".join(texts).replace(" ", "␣").replace("\n", "↵")
 
@@ -89,7 +89,7 @@ class TokenView:
 def show_tokens(tokenizer, text: str) -> TokenView:
     """Encode `text` (special tokens allowed) and return a view of its tokens."""
     ids = encode_any(tokenizer, text)
-    return TokenView(token_bytes(tokenizer, ids), ids)
+    return TokenView(tokens_as_bytes(tokenizer, ids), ids)
 
 
 # The encodings the chapters compare, with the model each belongs to.

@@ -13,12 +13,8 @@ different half of the same tokenizer:
   normalizer, decoder, ... in one JSON file.
 
 JSON holds text, not bytes, so GPT-2 writes each token's bytes as characters
-with a fixed map (`bytes_to_unicode`, see `byte_map`): the 188 printable bytes
-stand for themselves, the others are moved to U+0100 and up. A space is "Ġ", a
-newline "Ċ": " the" is stored as "Ġthe".
-
->>> BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\\n")], token_str(" the")
-('Ġ', 'Ċ', 'Ġthe')
+with GPT-2's byte map (`openai.byte_map`, chapter 06): a space is "Ġ", a newline
+"Ċ", and " the" is stored as "Ġthe".
 
 Reading builds a `RegexTokenizer` with the file's ids
 (`RegexTokenizer.from_vocab_merges`). A file the course cannot represent
@@ -34,7 +30,7 @@ import json
 import os
 from pathlib import Path
 
-from ..openai.byte_map import BYTE_TO_CHAR, token_bytes, token_str  # noqa: F401 (BYTE_TO_CHAR: doctest)
+from ..openai.byte_map import str_to_token, token_to_str
 from ..patterns import GPT2_SPLIT_PATTERN
 from ..regex_tokenizer import RegexTokenizer
 
@@ -43,12 +39,12 @@ from ..regex_tokenizer import RegexTokenizer
 
 def _ordinary_vocab(tok) -> dict[str, int]:
     special_ids = set(tok.special_tokens.values())
-    return {token_str(t): i for i, t in sorted(tok.vocab.items()) if i not in special_ids}
+    return {token_to_str(t): i for i, t in sorted(tok.vocab.items()) if i not in special_ids}
 
 
 def _merge_strs(tok) -> list[str]:
     vocab = tok.vocab
-    return [f"{token_str(vocab[a])} {token_str(vocab[b])}" for (a, b), _ in tok.merge_items()]
+    return [f"{token_to_str(vocab[a])} {token_to_str(vocab[b])}" for (a, b), _ in tok.merge_items()]
 
 
 def save_vocab_merges(tok, folder: str | os.PathLike) -> tuple[Path, Path]:
@@ -61,7 +57,7 @@ def save_vocab_merges(tok, folder: str | os.PathLike) -> tuple[Path, Path]:
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    vocab = {**_ordinary_vocab(tok), **{token_str(t): i for t, i in tok.special_tokens.items()}}
+    vocab = {**_ordinary_vocab(tok), **{token_to_str(t): i for t, i in tok.special_tokens.items()}}
     vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
     vocab_path.write_text(json.dumps(vocab), encoding="ascii")
     merges_path.write_text("#version: 0.2\n" + "".join(m + "\n" for m in _merge_strs(tok)),
@@ -118,7 +114,7 @@ def _parse_merge(merge, k: int) -> tuple[bytes, bytes]:
     if not isinstance(parts, list) or len(parts) != 2 or not all(
             isinstance(p, str) and p for p in parts):
         raise ValueError(f"merge {k} must be 'left right' or [left, right], got {merge!r}")
-    return token_bytes(parts[0], f"merge {k}"), token_bytes(parts[1], f"merge {k}")
+    return str_to_token(parts[0], f"merge {k}"), str_to_token(parts[1], f"merge {k}")
 
 
 def build(vocab: dict, merges: list, pattern: str, specials: dict[str, int] | None = None):
@@ -131,7 +127,7 @@ def build(vocab: dict, merges: list, pattern: str, specials: dict[str, int] | No
         raise ValueError("the vocabulary must be a JSON object mapping tokens to int ids")
     pairs = [_parse_merge(m, k) for k, m in enumerate(merges)]
     made = {bytes([b]) for b in range(256)} | {a + b for a, b in pairs}
-    by_id = {i: token_bytes(t) for t, i in vocab.items()}
+    by_id = {i: str_to_token(t) for t, i in vocab.items()}
     if specials is None:
         try:
             specials = {t.decode("utf-8"): i for i, t in by_id.items() if t not in made}

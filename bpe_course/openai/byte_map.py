@@ -4,12 +4,13 @@ A byte-level BPE token is bytes, and not every token is valid UTF-8 (a token
 may hold half a character). JSON holds text, not bytes, so GPT-2 writes each
 token's bytes as characters with a fixed map (`bytes_to_unicode`): the 188
 printable bytes stand for themselves, the others are moved to U+0100 and up.
-A space is "Ġ", a newline "Ċ": " the" is stored as "Ġthe". Hugging Face's
-files (`hf_files`) use the same map.
+A space is "Ġ", a newline "Ċ": " the" is stored as "Ġthe". GPT-2's own files
+(`gpt2_files`) and Hugging Face's (`files.huggingface`) both use this map, and
+this module is the only place it is written.
 
->>> BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\\n")], token_str(" the")
+>>> BYTE_TO_CHAR[ord(" ")], BYTE_TO_CHAR[ord("\\n")], token_to_str(b" the")
 ('Ġ', 'Ċ', 'Ġthe')
->>> token_bytes("Ġthe")
+>>> str_to_token("Ġthe")
 b' the'
 """
 
@@ -35,14 +36,15 @@ BYTE_TO_CHAR = bytes_to_unicode()
 CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
 
 
-def token_str(token: bytes | str) -> str:
-    """A token's bytes (or the UTF-8 of a str) as GPT-2's characters."""
+def token_to_str(token: bytes | str) -> str:
+    """A token's bytes (or the UTF-8 of a str) as GPT-2's characters: b" the" -> "Ġthe"."""
     data = token.encode("utf-8") if isinstance(token, str) else token
     return "".join(BYTE_TO_CHAR[b] for b in data)
 
 
-def token_bytes(text: str, where: str = "token") -> bytes:
-    """The bytes a GPT-2-mapped string stands for; ValueError for a character outside the map."""
+def str_to_token(text: str, where: str = "token") -> bytes:
+    """The bytes a GPT-2-mapped string stands for ("Ġthe" -> b" the"); ValueError naming
+    `where` for a character outside the map."""
     try:
         return bytes(CHAR_TO_BYTE[c] for c in text)
     except KeyError as e:

@@ -6,11 +6,10 @@ OpenAI released GPT-2 (2019) with `encoder.py` and two files:
   `first second` ("Ġ t" is the first merge);
 - `encoder.json`: every token's string -> id (`{"!": 0, ...}`).
 
-Both hold tokens as *strings*, not bytes, through `bytes_to_unicode`: each of
-the 256 byte values is shown as one printable character. Printable Latin-1
-bytes stand for themselves; the others (control bytes, space, ...) are
-shifted to 256 and up, so the space byte 0x20 becomes "Ġ" (U+0120) and a
-newline "Ċ". That is why GPT-2's vocabulary is full of "Ġthe".
+Both hold tokens as *strings*, not bytes, through GPT-2's byte map (`byte_map`):
+each of the 256 byte values is shown as one printable character, so the space
+byte 0x20 becomes "Ġ" (U+0120) and a newline "Ċ". That is why GPT-2's
+vocabulary is full of "Ġthe".
 
 tiktoken's `r50k_base.tiktoken` holds the same vocabulary as raw bytes with
 their ranks. The rank of a token is its id, and the merges are implicit (see
@@ -18,8 +17,8 @@ their ranks. The rank of a token is its id, and the merges are implicit (see
 come out byte for byte equal to OpenAI's (tests and `tiktoken_cache` check
 the sha256 that tiktoken publishes for them).
 
->>> bytes_to_unicode()[ord(" ")], bytes_to_unicode()[ord("\\n")], bytes_to_unicode()[ord("a")]
-('Ġ', 'Ċ', 'a')
+>>> encoder()["Ġthe"], token_to_str(b" the")
+(262, 'Ġthe')
 >>> vocab_bpe_lines()[:3]
 ['Ġ t', 'Ġ a', 'h e']
 """
@@ -29,26 +28,13 @@ from __future__ import annotations
 import functools
 import json
 
-from .byte_map import bytes_to_unicode
+from .byte_map import bytes_to_unicode, str_to_token, token_to_str  # noqa: F401 (re-exported)
 from .encodings import load_ranks
 from .tokenizer import bpe_by_rank
 
 # sha256 of OpenAI's files, as tiktoken checks them (tiktoken_ext/openai_public.py).
 VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"
 ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"
-
-
-@functools.lru_cache(maxsize=None)
-def token_to_str(token: bytes) -> str:
-    """A token's bytes as GPT-2's files write it: b" the" -> "Ġthe"."""
-    table = bytes_to_unicode()
-    return "".join(table[b] for b in token)
-
-
-def str_to_token(text: str) -> bytes:
-    """The inverse of `token_to_str`: "Ġthe" -> b" the"."""
-    inverse = {c: b for b, c in bytes_to_unicode().items()}
-    return bytes(inverse[c] for c in text)
 
 
 @functools.lru_cache(maxsize=None)

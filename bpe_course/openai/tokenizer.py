@@ -13,7 +13,7 @@ We recover them to show the merge tree, but encode by ranks exactly as
 tiktoken does, so our ids equal tiktoken's for every string.
 
 `OpenAITokenizer` also has the rest of `tiktoken.Encoding`'s interface (see
-`tiktoken_api`), so code written for tiktoken runs on it unchanged.
+`encoding_api`), so code written for tiktoken runs on it unchanged.
 `GPT4Tokenizer` is the same class under minbpe's name.
 
 >>> tok = OpenAITokenizer("cl100k_base")
@@ -130,6 +130,10 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
     def _merged_id(self, a: int, b: int) -> int | float:
         # tiktoken's rule: the rank of the joined bytes, if they are a token.
         return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b], NO_MERGE)
+
+    def first_merges(self, vocab_size: int):
+        raise TypeError(f"{type(self).__name__} encodes by tiktoken's ranks, which a cut at a "
+                        "vocabulary size would not change: it cannot be cut this way")
 
     def train(self, text, vocab_size, verbose=False):
         raise NotImplementedError(f"{type(self).__name__} is pretrained and cannot be trained; "

@@ -96,19 +96,32 @@ def check_special_tokens(special_tokens) -> list[str]:
 def train(input, vocab_size: int, specials: list[str], pattern: str, *,
           num_workers: int | None = None, verbose: bool = False,
           chunk_bytes: int = CHUNK_BYTES) -> Trained:
-    """`train_bpe`'s work, returning ids (for `RegexTokenizer.train_fast`) and statistics."""
+    """`train_bpe`'s work, returning the merges as ids (what `train_into` and the command
+    line's `train` give a tokenizer) and how well they compress the corpus."""
     check_vocab_size(vocab_size, 256 + len(specials))
     if vocab_size - len(specials) > sys.maxunicode + 1:
         raise ValueError(f"vocab_size can be at most {sys.maxunicode + 1} plus the special tokens")
     show = verbose or bool(sys.stderr and sys.stderr.isatty())
     counts = count_corpus(input, pattern, specials, num_workers, chunk_bytes, show)
     words, freqs = byte_words(counts)
-    text_bytes = sum(map(mul, map(len, words), freqs))
+    text_bytes = total_length(words, freqs)         # each character of a word is a byte...
     merges = learn_merges(words, freqs, vocab_size - len(specials) - 256, show)
+    text_tokens = total_length(words, freqs)        # ...and after merging, a token
     tokens = [bytes([b]) for b in range(256)]
     for a, b in merges:
         tokens.append(tokens[a] + tokens[b])
-    return Trained(merges, tokens, text_bytes, sum(map(mul, map(len, words), freqs)))
+    return Trained(merges, tokens, text_bytes, text_tokens)
+
+
+def total_length(words: list[str], freqs: list[int]) -> int:
+    """The length of the corpus in symbols: each word's length times its count. Before
+    merging a word's symbols are its bytes; after, its tokens (`learn_merges` rewrites
+    `words` in place).
+
+    >>> total_length(["ab", "c"], [3, 2])
+    8
+    """
+    return sum(map(mul, map(len, words), freqs))
 
 
 def byte_words(counts: dict[str, int]) -> tuple[list[str], list[int]]:
@@ -220,8 +233,6 @@ def train_into(tok, input, vocab_size: int, special_tokens=(), **options) -> Non
     """
     specials = check_special_tokens(special_tokens)
     result = train(input, vocab_size, specials, tok.pattern, **options)
-    tok.merges = {pair: 256 + k for k, pair in enumerate(result.merges)}
-    if specials:
-        tok.special_tokens = {t: 256 + len(result.merges) + k for k, t in enumerate(specials)}
-    tok.vocab = tok._build_vocab()
-    tok._reset_cache()
+    first_special = 256 + len(result.merges)
+    tok.set_merges({pair: 256 + k for k, pair in enumerate(result.merges)},
+                   {t: first_special + k for k, t in enumerate(specials)} if specials else None)
