@@ -1,4 +1,9 @@
-"""After `import bpe_course`, plain tiktoken.get_encoding works offline (tiktoken's cache seeded)."""
+"""Plain tiktoken.get_encoding works offline: tiktoken's cache filled from the course's files.
+
+`import bpe_course` writes nothing (tests/story/test_import.py); the course's tiktoken
+plugin fills the cache on tiktoken's first look for encodings, and `offline_tiktoken()`
+does it on request.
+"""
 
 import hashlib
 import os
@@ -10,7 +15,9 @@ import pytest
 import tiktoken
 import tiktoken.registry
 
-from bpe_course import tiktoken_cache
+import bpe_course
+
+from bpe_course.openai import tiktoken_cache
 from bpe_course.openai.encodings import ENCODINGS
 
 URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -97,17 +104,77 @@ def test_an_unwritable_folder_is_left_alone(tmp_path, monkeypatch):
     assert all(v.startswith("not writable") for v in tiktoken_cache.seed().values())
 
 
-def test_import_never_fails_when_the_cache_is_unwritable(tmp_path):
+OFFLINE = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+           "NO_PROXY": "", "no_proxy": ""}      # any download fails at once
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **OFFLINE, **env}
+    env.pop("DATA_GYM_CACHE_DIR", None)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+
+def cached(folder) -> bool:
+    return (folder / hashlib.sha1(URL.encode()).hexdigest()).exists()
+
+
+def test_tiktoken_finds_the_course_plugin():
+    import tiktoken_ext
+    import pkgutil
+    names = [m.name for m in pkgutil.iter_modules(tiktoken_ext.__path__)]
+    assert "bpe_course_offline" in names and "openai_public" in names
+
+
+def test_plain_tiktoken_works_offline_without_importing_the_course(tmp_path):
+    folder = tmp_path / "cache"
+    done = run_python("import sys, tiktoken; enc = tiktoken.get_encoding('cl100k_base'); "
+                      "print(enc.encode('hello world'), 'bpe_course' in sys.modules)",
+                      TIKTOKEN_CACHE_DIR=str(folder))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[15339,", "1917]", "True"]   # the plugin loaded the course
+    assert cached(folder)
+
+
+def test_importing_the_course_leaves_the_cache_alone_until_tiktoken_needs_it(tmp_path):
+    folder = tmp_path / "cache"
+    done = run_python(f"import bpe_course, os; print(os.path.exists({str(folder)!r}))",
+                      TIKTOKEN_CACHE_DIR=str(folder))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False" and not folder.exists()
+
+
+def test_the_plugin_can_be_turned_off(tmp_path):
+    folder = tmp_path / "cache"
+    done = run_python("import tiktoken; tiktoken.list_encoding_names()",
+                      TIKTOKEN_CACHE_DIR=str(folder), BPE_COURSE_SEED_TIKTOKEN="0")
+    assert done.returncode == 0, done.stderr
+    assert not cached(folder)
+
+
+def test_an_unwritable_cache_is_a_warning_that_names_the_folder(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(blocker / "cache")}
-    subprocess.run([sys.executable, "-c", "import bpe_course"], env=env, check=True)
+    folder = blocker / "cache"
+    done = run_python("import tiktoken; print(len(tiktoken.list_encoding_names()) > 0)",
+                      TIKTOKEN_CACHE_DIR=str(folder))
+    assert done.returncode == 0, done.stderr       # tiktoken itself keeps working
+    assert done.stdout.strip() == "True"
+    assert "RuntimeWarning" in done.stderr and str(folder) in done.stderr
+    assert "not writable" in done.stderr
 
 
-def test_import_seeds_the_cache_unless_turned_off(tmp_path):
-    for setting, expected in [("0", False), ("1", True)]:
-        folder = tmp_path / f"cache{setting}"
-        env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(folder),
-               "BPE_COURSE_SEED_TIKTOKEN": setting}
-        subprocess.run([sys.executable, "-c", "import bpe_course"], env=env, check=True)
-        assert (folder / hashlib.sha1(URL.encode()).hexdigest()).exists() == expected
+def test_offline_tiktoken_says_what_went_wrong(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(blocker / "cache"))
+    with pytest.raises(OSError, match="could not fill tiktoken's cache in .*cl100k_base"):
+        bpe_course.offline_tiktoken()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    with pytest.raises(OSError, match="turned off"):
+        bpe_course.offline_tiktoken()
+
+
+def test_offline_tiktoken_fills_the_cache(cache):
+    report = bpe_course.offline_tiktoken()
+    assert set(report.values()) == {"written"} and cached(cache)
+    assert set(bpe_course.offline_tiktoken().values()) == {"present"}
