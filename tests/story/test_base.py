@@ -1,0 +1,95 @@
+"""`Tokenizer`, the base class: it knows no subclass, and subclasses hook in where it says.
+
+A subclass that keeps something derived from the merges (RegexTokenizer's cache of encoded
+chunks) overrides `_merges_changed`; a trainer fills any tokenizer through the public
+`set_merges`; a tokenizer that cannot be cut by vocabulary size (OpenAI's, encoded by
+ranks) overrides `first_merges` to say so.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+import pytest
+
+from bpe_course import BasicTokenizer, OpenAITokenizer, RegexTokenizer, Tokenizer, base
+from bpe_course.training import trainer
+
+
+def test_the_base_class_names_no_subclass_and_asks_for_no_attribute_of_one():
+    tree = ast.parse(inspect.getsource(base))
+    asked = [node.args[1].value for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("hasattr", "getattr")
+             and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)]
+    assert asked == []
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    assert not names & {"RegexTokenizer", "BasicTokenizer", "OpenAITokenizer"}
+
+
+def test_set_merges_rebuilds_the_vocab_and_replaces_special_tokens_only_when_given():
+    tok = RegexTokenizer()
+    tok.register_special_tokens({"<|a|>": 300})
+    tok.set_merges({(104, 105): 256})
+    assert tok.vocab[256] == b"hi" and tok.special_tokens == {"<|a|>": 300}
+    tok.set_merges({(104, 105): 256, (256, 256): 257}, {"<|b|>": 258})
+    assert tok.special_tokens == {"<|b|>": 258}
+    assert tok.encode("hihi<|b|>", allowed_special="all") == [257, 258]
+    assert tok.decode([257, 258]) == "hihi<|b|>"
+
+
+def test_set_merges_forgets_chunks_encoded_with_the_old_merges():
+    tok = RegexTokenizer()
+    assert tok.encode("hi") == [104, 105]            # now cached
+    tok.set_merges({(104, 105): 256})
+    assert tok.encode("hi") == [256]
+
+
+def test_first_merges_gives_a_copy_that_shares_no_cache():
+    tok = RegexTokenizer()
+    tok.train("hello hello world", 256 + 3)
+    tok.encode("hello")
+    small = tok.first_merges(257)
+    assert small.encode("hello") != tok.encode("hello")
+    assert small._cache is not tok._cache
+    assert BasicTokenizer().first_merges(256).merges == {}
+
+
+def test_an_openai_tokenizer_refuses_to_be_cut():
+    with pytest.raises(TypeError, match="ranks"):
+        OpenAITokenizer("gpt2").first_merges(1000)
+
+
+def test_a_subclass_hook_runs_when_a_trainer_fills_it():
+    class Counting(RegexTokenizer):
+        changes = 0
+
+        def _merges_changed(self):
+            super()._merges_changed()
+            self.changes += 1
+
+    tok = Counting()
+    before = tok.changes
+    trainer.train_into(tok, "low lower lowest low", 256 + 3)
+    assert tok.changes == before + 1 and len(tok.merges) == 3
+    assert tok.decode(tok.encode("lowest")) == "lowest"
+
+
+def test_train_into_sets_no_private_state():
+    source = inspect.getsource(trainer.train_into)
+    assert "._" not in source.split('"""')[-1]
+
+
+def test_the_trainer_counts_bytes_before_and_tokens_after_merging():
+    text = "aaaa bbb aaaa"
+    result = trainer.train(text, 256 + 2, [], RegexTokenizer().pattern, num_workers=1)
+    tok = RegexTokenizer.from_merges([(result.tokens[a], result.tokens[b]) for a, b in result.merges])
+    assert result.text_bytes == len(text.encode())
+    assert result.text_tokens == len(tok.encode(text))
+    assert result.text_tokens < result.text_bytes
+
+
+def test_a_plain_tokenizer_has_the_hook_with_nothing_to_forget():
+    tok = Tokenizer()
+    tok.set_merges({(97, 97): 256})
+    assert tok.encode_chunk(b"aaa") == [256, 97]
