@@ -11,7 +11,7 @@ import pytest
 import tiktoken
 from hypothesis import given, settings, strategies as st
 
-from bpe_course import OpenAITokenizer, GPT4Tokenizer, UnknownTokenError, get_encoding
+from bpe_course import OpenAITokenizer, GPT4Tokenizer, UnknownTokenError
 from bpe_course.corpora import HARD_STRINGS
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
@@ -19,13 +19,13 @@ TEXT = "hello <|endoftext|> there <|fim_prefix|> and <|fim_middle|>, naïve 👍
 
 
 @pytest.fixture(scope="module", params=NAMES)
-def pair(request):
-    return OpenAITokenizer(request.param), get_encoding(request.param)
+def pair(request, ours_and_tiktoken):
+    return ours_and_tiktoken(request.param)
 
 
 @pytest.fixture(scope="module")
-def cl100k():
-    return OpenAITokenizer("cl100k_base"), get_encoding("cl100k_base")
+def cl100k(ours_and_tiktoken):
+    return ours_and_tiktoken("cl100k_base")
 
 
 def outcome(call):
@@ -192,9 +192,9 @@ def test_decode_with_offsets_on_examples(pair, text):
 
 @settings(max_examples=100, deadline=None)
 @given(st.text(max_size=60))
-def test_property_decode_with_offsets(text):
+def test_property_decode_with_offsets(ours_and_tiktoken, text):
     for name in NAMES:
-        ours, enc = OpenAITokenizer(name), get_encoding(name)
+        ours, enc = ours_and_tiktoken(name)
         ids = enc.encode(text, allowed_special="all")
         assert outcome(lambda: ours.decode_with_offsets(ids)) == \
             outcome(lambda: enc.decode_with_offsets(ids))
@@ -221,9 +221,9 @@ def test_encode_bytes_equals_tiktoken(pair, data):
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(st.binary(max_size=40),
                  st.builds(lambda t, b: t.encode() + b, st.text(max_size=20), st.binary(max_size=4))))
-def test_property_encode_bytes_equals_tiktoken(data):
+def test_property_encode_bytes_equals_tiktoken(ours_and_tiktoken, data):
     for name in NAMES:
-        ours, enc = OpenAITokenizer(name), get_encoding(name)
+        ours, enc = ours_and_tiktoken(name)
         assert ours._encode_bytes(data) == enc._encode_bytes(data)
 
 

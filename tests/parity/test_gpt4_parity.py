@@ -7,19 +7,16 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from bpe_course import (GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN,
-                        GPT4Tokenizer, get_encoding)
+from bpe_course import GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN, GPT4Tokenizer
 from bpe_course.openai.encodings import ENCODINGS, SPECIAL_TOKENS, SPLIT_PATTERNS, load_ranks
 from bpe_course.openai.tokenizer import bpe_by_rank
-
-from test_openai_parity import any_text, mixed
 
 NAMES = ["cl100k_base", "o200k_base"]
 
 
 @pytest.fixture(scope="module", params=NAMES)
-def pair(request):
-    return GPT4Tokenizer(request.param), get_encoding(request.param)
+def pair(request, ours_and_tiktoken):
+    return ours_and_tiktoken(request.param)
 
 
 def test_million_repeats_encode_quickly_and_exactly(pair):
@@ -28,8 +25,8 @@ def test_million_repeats_encode_quickly_and_exactly(pair):
         assert ours.encode_ordinary(text) == enc.encode_ordinary(text)
 
 
-def test_recovered_merges_rebuild_every_token():
-    tok = GPT4Tokenizer("cl100k_base")
+def test_recovered_merges_rebuild_every_token(ours_and_tiktoken):
+    tok, _ = ours_and_tiktoken("cl100k_base")
     merges = tok.merges
     assert len(merges) == len(tok.mergeable_ranks) - 256
     for (a, b), idx in merges.items():
@@ -68,15 +65,16 @@ def test_patterns_and_special_tokens_are_tiktokens_own():
 
 @settings(max_examples=100, deadline=None)
 @given(st.text(st.characters(exclude_categories=["Cs"]), max_size=300))
-def test_property_gpt4_roundtrip(text):
-    tok = GPT4Tokenizer("o200k_base")
+def test_property_gpt4_roundtrip(ours_and_tiktoken, text):
+    tok, _ = ours_and_tiktoken("o200k_base")
     assert tok.decode(tok.encode(text, allowed_special="all")) == text
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.one_of(any_text, mixed))
-def test_property_heap_merging_equals_the_simple_scan(text):
+@given(data=st.data())
+def test_property_heap_merging_equals_the_simple_scan(data, ours_and_tiktoken, tricky_text):
     # encode_chunk uses the heap only for long chunks; check it on every length.
-    tok = GPT4Tokenizer("cl100k_base")
+    text = data.draw(tricky_text, label="text")
+    tok, _ = ours_and_tiktoken("cl100k_base")
     ids = [tok.byte_ids[b] for b in text.encode("utf-8", "replace")]
     assert tok._merge_long(list(ids)) == tok._merge_short(list(ids))

@@ -1,19 +1,11 @@
 """get_encoding works offline, with data checked against tiktoken's sha256."""
 
 import hashlib
-import socket
 
 import pytest
 
-from bpe_course import encodings, get_encoding
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise OSError("network access in a test")
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+from bpe_course import get_encoding
+from bpe_course.openai import encodings
 
 
 def test_get_encoding_needs_no_network(no_network):
