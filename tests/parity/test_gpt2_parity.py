@@ -1,12 +1,16 @@
 """GPT-2 offline: r50k_base from the vendored file, the lecture's numbers, p50k, and GPT-2's
 own encoder.json / vocab.bpe rebuilt byte for byte. Parity with tiktoken on every OpenAI
-encoding, GPT-2's included, is in `test_openai_parity`."""
+encoding, GPT-2's included, is in `test_openai_parity`; the byte map that GPT-2's files use is
+in `tests/story/test_byte_map.py`."""
 
 import hashlib
 import json
 
-from bpe_course import GPT2_SPLIT_PATTERN, get_encoding, gpt2
+from bpe_course import GPT2_SPLIT_PATTERN, get_encoding
+from bpe_course.openai import gpt2_files
+from bpe_course.openai.byte_map import str_to_token
 from bpe_course.openai.encodings import P50K_EXTRA_TOKENS, load_ranks, rank_file
+
 
 def test_the_lectures_numbers():
     for name in ["gpt2", "r50k_base"]:
@@ -33,42 +37,28 @@ def test_p50k_is_r50k_plus_runs_of_spaces():
 
 
 # -- GPT-2's own files -------------------------------------------------------------
-def test_bytes_to_unicode_is_a_bijection_onto_printable_characters():
-    table = gpt2.bytes_to_unicode()
-    assert sorted(table) == list(range(256))
-    assert len(set(table.values())) == 256
-    assert all(c.isprintable() and not c.isspace() for c in table.values())
-    assert table[ord(" ")] == "Ġ" and table[ord("\n")] == "Ċ" and table[ord("A")] == "A"
-
-
-def test_token_strings_round_trip():
-    for token in [b" the", b"\n\n", b"\xe4\xb8", b"hello"]:
-        assert gpt2.str_to_token(gpt2.token_to_str(token)) == token
-    assert gpt2.token_to_str(b" the") == "Ġthe"
-
-
 def test_rebuilt_files_are_openais_byte_for_byte():
-    assert hashlib.sha256(gpt2.vocab_bpe()).hexdigest() == gpt2.VOCAB_BPE_SHA256
-    assert hashlib.sha256(gpt2.encoder_json()).hexdigest() == gpt2.ENCODER_JSON_SHA256
+    assert hashlib.sha256(gpt2_files.vocab_bpe()).hexdigest() == gpt2_files.VOCAB_BPE_SHA256
+    assert hashlib.sha256(gpt2_files.encoder_json()).hexdigest() == gpt2_files.ENCODER_JSON_SHA256
 
 
 def test_encoder_and_merges_agree_with_the_ranks():
     ranks = load_ranks("r50k_base")
-    encoder = json.loads(gpt2.encoder_json())
+    encoder = json.loads(gpt2_files.encoder_json())
     assert len(encoder) == 50257 and encoder["<|endoftext|>"] == 50256
-    assert {gpt2.str_to_token(s): i for s, i in encoder.items() if i != 50256} == ranks
-    lines = gpt2.vocab_bpe_lines()
+    assert {str_to_token(s): i for s, i in encoder.items() if i != 50256} == ranks
+    lines = gpt2_files.vocab_bpe_lines()
     assert len(lines) == 50000
     for k, line in enumerate(lines):             # merge k makes the token of rank 256 + k
         left, right = line.split(" ")
-        assert ranks[gpt2.str_to_token(left) + gpt2.str_to_token(right)] == 256 + k
+        assert ranks[str_to_token(left) + str_to_token(right)] == 256 + k
 
 
 def test_tiktokens_own_reader_accepts_the_rebuilt_files(tmp_path):
     from tiktoken.load import data_gym_to_mergeable_bpe_ranks
-    (tmp_path / "vocab.bpe").write_bytes(gpt2.vocab_bpe())
-    (tmp_path / "encoder.json").write_bytes(gpt2.encoder_json())
+    (tmp_path / "vocab.bpe").write_bytes(gpt2_files.vocab_bpe())
+    (tmp_path / "encoder.json").write_bytes(gpt2_files.encoder_json())
     ranks = data_gym_to_mergeable_bpe_ranks(
         str(tmp_path / "vocab.bpe"), str(tmp_path / "encoder.json"),
-        gpt2.VOCAB_BPE_SHA256, gpt2.ENCODER_JSON_SHA256)
+        gpt2_files.VOCAB_BPE_SHA256, gpt2_files.ENCODER_JSON_SHA256)
     assert ranks == load_ranks("r50k_base")

@@ -1,4 +1,7 @@
-"""Any byte-level BPE in and out: vocab + merges with their own ids, and Hugging Face's files."""
+"""Any byte-level BPE in and out: vocab + merges with their own ids
+(`RegexTokenizer.from_vocab_merges`), and Hugging Face's files (`files.huggingface`).
+
+GPT-2's byte map, which these files use, is tested in `test_byte_map`."""
 
 import functools
 import hashlib
@@ -8,12 +11,14 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import bpe_course
 from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
-                        RegexTokenizer, corpora, load, load_tokenizer_json, load_vocab_merges,
-                        save_tokenizer_json, save_vocab_merges, to_tiktoken, train_bpe)
+                        BasicTokenizer, RegexTokenizer, corpora, get_encoding, load,
+                        load_tokenizer_json, load_vocab_merges, save_tokenizer_json,
+                        save_vocab_merges, to_tiktoken, train_bpe)
 from bpe_course.corpora import HARD_STRINGS
-from bpe_course.files.huggingface import BYTE_TO_CHAR, token_bytes, token_str
+from bpe_course.files.huggingface import tokenizer_json
+from bpe_course.openai.byte_map import token_to_str
+from bpe_course.openai.tokenizer import recover_merges
 from bpe_course.training.trainer import train_into
 
 EOT, FIM = "<|endoftext|>", "<|fim_prefix|>"
@@ -142,14 +147,6 @@ def test_special_tokens_must_be_a_list_not_one_string():
 
 # -- Hugging Face's files ----------------------------------------------------------
 
-def test_gpt2s_byte_map():
-    assert len(set(BYTE_TO_CHAR.values())) == 256
-    assert token_str(" the\n") == "ĠtheĊ" and token_bytes("ĠtheĊ") == b" the\n"
-    assert all(BYTE_TO_CHAR[b] == chr(b) for b in b"!~\xa1\xac\xae\xff")
-    with pytest.raises(ValueError, match="byte map"):
-        token_bytes("a b")
-
-
 def test_vocab_and_merges_round_trip(trained, tmp_path):
     vocab_file, merges_file = save_vocab_merges(trained, tmp_path)
     assert merges_file.read_text(encoding="utf-8").startswith("#version: 0.2\n")
@@ -211,8 +208,8 @@ def test_gpt2_style_byte_level_files_from_the_tokenizers_library(trained, tmp_pa
     tokenizers = pytest.importorskip("tokenizers")
     if trained.pattern != GPT2_SPLIT_PATTERN:
         pytest.skip("GPT-2's ByteLevel regex only")
-    vocab = {token_str(t): i for i, t in trained.vocab.items()}
-    merges = [(token_str(trained.vocab[a]), token_str(trained.vocab[b]))
+    vocab = {token_to_str(t): i for i, t in trained.vocab.items()}
+    merges = [(token_to_str(trained.vocab[a]), token_to_str(trained.vocab[b]))
               for (a, b), _ in trained.merge_items()]
     hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, merges))
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -226,7 +223,7 @@ def test_gpt2_style_byte_level_files_from_the_tokenizers_library(trained, tmp_pa
 
 
 def mutate(trained, tmp_path, change):
-    data = json.loads(json.dumps(bpe_course.files.huggingface.tokenizer_json(trained)))
+    data = json.loads(json.dumps(tokenizer_json(trained)))
     change(data)
     path = tmp_path / "changed.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -292,7 +289,7 @@ def test_files_that_are_not_json_or_missing(tmp_path, monkeypatch):
 
 
 def test_a_basic_tokenizer_has_no_pattern_for_tokenizer_json(tmp_path):
-    basic = bpe_course.BasicTokenizer()
+    basic = BasicTokenizer()
     basic.train("hello hello", 260)
     with pytest.raises(ValueError, match="split pattern"):
         save_tokenizer_json(basic, tmp_path / "t.json")
@@ -307,8 +304,7 @@ ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256db
 
 @pytest.fixture(scope="module")
 def gpt2():
-    enc = bpe_course.get_encoding("r50k_base")       # shipped with the package: no skip
-    from bpe_course.openai.tokenizer import recover_merges
+    enc = get_encoding("r50k_base")       # shipped with the package: no skip
     ranks = enc._mergeable_ranks
     vocab = {rank: token for token, rank in ranks.items()}
     merges = [(vocab[a], vocab[b]) for (a, b), _ in
