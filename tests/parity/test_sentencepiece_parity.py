@@ -116,29 +116,3 @@ def test_training_is_deterministic(model_bytes):
     """The chapter stores outputs that depend on trained models: they must not change."""
     lines = corpora.prose().splitlines()
     assert spm_train(lines, **TRAINED["llama_like"]) == model_bytes["llama_like"]
-
-
-def test_mistral_is_the_published_model():
-    sp = SentencePieceBPE.mistral()
-    assert sp.vocab_size() == 32000
-    assert sp.model.trainer["byte_fallback"] and sp.model.trainer["split_digits"]
-    assert [sp.id_to_piece(i) for i in (0, 1, 2, 3)] == ["<unk>", "<s>", "</s>", "<0x00>"]
-    assert sp.encode("Hello") == sp.encode(" Hello")[1:]     # the dummy prefix at work
-
-
-def test_decode_rejects_ids_outside_the_vocabulary():
-    sp = SentencePieceBPE.mistral()
-    with pytest.raises(ValueError, match="out of range"):
-        sp.decode([32000])
-    with pytest.raises(ValueError, match="out of range"):
-        sp.decode([-1])
-
-
-def test_encode_rejects_bytes_and_lone_surrogates():
-    sp = SentencePieceBPE.mistral()
-    with pytest.raises(TypeError):
-        sp.encode(b"hello")
-    with pytest.raises(ValueError, match="surrogate"):
-        sp.encode("a\ud800b")
-    with pytest.raises(ValueError, match="out_type"):
-        sp.encode("a", out_type=bytes)

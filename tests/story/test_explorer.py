@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
 
 from bpe_course import BasicTokenizer, GPT4Tokenizer, get_encoding, show_tokens, token_explorer
 from bpe_course.explorer import MAX_CHARS, WIDGET_VIEW, Explorer, standard_tokenizers
@@ -106,12 +105,6 @@ def test_bad_arguments_are_refused():
 
 # -- SentencePiece (chapter 09) in the explorer ----------------------------------------------
 
-@pytest.fixture(scope="module")
-def mistral():
-    from bpe_course import SentencePieceBPE
-    return SentencePieceBPE.mistral()
-
-
 def test_a_named_sentencepiece_column_counts_and_shows_mistrals_tokens(mistral):
     text = "Hello world! 12345 Привет 🦊"
     ex = token_explorer(named={"Mistral 7B (SentencePiece)": mistral}, text=text)
@@ -121,19 +114,3 @@ def test_a_named_sentencepiece_column_counts_and_shows_mistrals_tokens(mistral):
     assert view.ids == mistral.encode(text)
     assert b"".join(view.pieces) == b" " + text.encode("utf-8")      # the dummy prefix
     assert sum(len(p) == 1 and p[0] >= 0x80 for p in view.pieces) == 4   # 🦊: 4 byte pieces
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.text(min_size=1, max_size=80))
-def test_sentencepiece_token_bytes_spell_the_text_with_its_dummy_prefix(mistral, text):
-    # Mistral's model keeps whitespace as it is and falls back to bytes, so the bytes of
-    # the ids, joined, are the text with the leading space SentencePiece adds.
-    ids = mistral.encode(text)
-    assert b"".join(mistral.piece_bytes(i) for i in ids) == b" " + text.encode("utf-8")
-
-
-def test_piece_bytes_of_reserved_pieces(mistral):
-    assert mistral.piece_bytes(mistral.piece_to_id("<s>")) == b""
-    assert mistral.piece_bytes(mistral.piece_to_id("<0xE4>")) == b"\xe4"
-    assert mistral.piece_bytes(mistral.unk_id) == " \u2047 ".encode("utf-8")
-    assert mistral.piece_bytes(mistral.piece_to_id("▁the")) == b" the"

@@ -1,4 +1,5 @@
-"""Reading `.model` files: bad files get a clear ValueError; the code-point trainer."""
+"""SentencePiece's `.model` files: read and written again unchanged; a bad or unsupported file
+gets a clear ValueError."""
 
 from __future__ import annotations
 
@@ -9,12 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_course import SentencePieceBPE, corpora, train_codepoint_bpe
-from bpe_course.sentencepiece.tokenizer import mistral_model_bytes, utf8_surfaces
-from bpe_course.sentencepiece.model_file import (BYTE, CONTROL, NORMAL, UNKNOWN, fields, read_model,
-                                  write_model)
-
-spm = pytest.importorskip("sentencepiece")
+from bpe_course import SentencePieceBPE, corpora
+from bpe_course.sentencepiece.model_file import (BYTE, CONTROL, NORMAL, UNKNOWN, fields,
+                                                 read_model, write_model)
+from bpe_course.sentencepiece.tokenizer import mistral_model_bytes
 
 META = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL)]
 
@@ -56,7 +55,8 @@ def test_any_bytes_load_or_give_a_value_error(data):
         pass
 
 
-def _trained(**options) -> bytes:
+def spm_train(spm, **options) -> bytes:
+    """A model that the sentencepiece library trains on the prose, in memory."""
     out = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(corpora.prose()[:60_000].splitlines()), model_writer=out,
@@ -64,14 +64,14 @@ def _trained(**options) -> bytes:
     return out.getvalue()
 
 
-def test_a_unigram_model_is_refused():
-    data = _trained(model_type="unigram", normalization_rule_name="identity")
+def test_a_unigram_model_is_refused(spm):
+    data = spm_train(spm, model_type="unigram", normalization_rule_name="identity")
     with pytest.raises(ValueError, match="unigram model, not BPE"):
         SentencePieceBPE.from_bytes(data)
 
 
-def test_a_model_with_a_normalization_rule_is_refused():
-    data = _trained(model_type="bpe")                    # nmt_nfkc, the library's default
+def test_a_model_with_a_normalization_rule_is_refused(spm):
+    data = spm_train(spm, model_type="bpe")                    # nmt_nfkc, the library's default
     with pytest.raises(ValueError, match="nmt_nfkc"):
         SentencePieceBPE.from_bytes(data)
 
@@ -87,33 +87,3 @@ def test_inconsistent_models_are_refused(pieces, trainer, message):
     data = write_model(pieces, {"model_type": 2, **trainer}, {"name": "identity"})
     with pytest.raises(ValueError, match=message):
         SentencePieceBPE.from_bytes(data)
-
-
-def test_utf8_surfaces_replaces_each_bad_byte_like_the_library():
-    assert utf8_surfaces("é€😀".encode()) == "é€😀"
-    assert utf8_surfaces(b"\xf0\x9f\x98") == "\ufffd" * 3
-    assert utf8_surfaces(b"\xc0\x80\xed\xa0\x80") == "\ufffd" * 5     # overlong, surrogate
-
-
-def test_codepoint_trainer_matches_spm_train_on_the_first_pieces():
-    text = corpora.prose()[:100_000]
-    mine = train_codepoint_bpe(text, vocab_size=800, character_coverage=0.9995)
-    out = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(text.splitlines()), model_writer=out, model_type="bpe",
-        vocab_size=800, normalization_rule_name="identity", byte_fallback=True,
-        split_digits=True, remove_extra_whitespaces=False, character_coverage=0.9995,
-        num_threads=1, minloglevel=2)
-    theirs = read_model(out.getvalue())
-    ours = [p for p, _, t in mine.pieces if t == NORMAL]
-    assert [p for p, _, t in theirs.pieces if t == NORMAL][:200] == ours[:200]
-    assert len(mine.pieces) == 800
-
-
-def test_codepoint_trainer_refuses_bad_input():
-    with pytest.raises(ValueError, match="non-empty"):
-        train_codepoint_bpe("   ", 300)
-    with pytest.raises(ValueError, match="smaller than"):
-        train_codepoint_bpe("hello world", 260)
-    with pytest.raises(ValueError, match="character_coverage"):
-        train_codepoint_bpe("hello world", 300, character_coverage=0)
