@@ -1,31 +1,23 @@
-"""train_bpe: the same merges as the naive loop, special tokens, chunking, workers, errors.
+"""train_bpe: the same merges as the naive loop, special tokens, workers, errors.
 
 The reference is the course's naive loop: `RegexTokenizer.train` where there
 are no special tokens, and otherwise the same loop (`get_stats`, `merge`,
 `best_pair`) over the chunks of the pieces that `special.split_special` leaves
 between special tokens, which is what "never counted, never merged across"
-means.
+means. How the corpus is cut and counted is tested in `test_corpus_cuts` and
+`test_counting`.
 """
 
-import os
-import subprocess
-import sys
-from collections import Counter
-
 import pytest
-import regex
 from hypothesis import given, settings, strategies as st
 
 from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
                         RegexTokenizer, corpora, load, to_tiktoken, train_bpe)
 from bpe_course.classroom.references import naive_train_bpe
-from bpe_course.training.counting import count_corpus, cut_points, file_cut_points, run_tasks
-from bpe_course.pretokenize import count_pretokens
-from bpe_course.special import split_special
+from bpe_course.training.corpus_cuts import file_cut_points
 from bpe_course.training.trainer import train, train_into
 
 EOT = "<|endoftext|>"
-PATTERNS = [GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN]
 
 
 def naive_merges(text, vocab_size, specials=(), pattern=GPT4_SPLIT_PATTERN):
@@ -39,11 +31,6 @@ def regex_tokenizer_merges(text, vocab_size, pattern=None):
     tok.train(text, vocab_size)
     return [(tok.vocab[a], tok.vocab[b]) for (a, b), _ in sorted(tok.merges.items(),
                                                                  key=lambda item: item[1])]
-
-
-def reference_counts(text, pattern=GPT4_SPLIT_PATTERN, specials=()):
-    return Counter(c for p in split_special(text, specials) if p not in specials
-                   for c in regex.findall(pattern, p))
 
 
 # -- the same merges as the naive loop -----------------------------------------
@@ -153,49 +140,7 @@ def test_an_empty_special_token_list_does_not_split_the_text():
     assert train_bpe("aaa|aaa", 258, [])[1] == [(b"a", b"a"), (b"aa", b"a")]
 
 
-# -- chunks and workers ------------------------------------------------------------
-
-TRICKY = list("ab \n\n\t/'s9.é\r") + ["\n  ", " \n", "\xa0", "\u2028", EOT, "<|a|>", "<|a|><|a|>"]
-
-
-@settings(max_examples=60, deadline=None)
-@given(text=st.lists(st.sampled_from(TRICKY), max_size=40).map("".join), chunk=st.integers(1, 12),
-       pattern=st.sampled_from(PATTERNS), use_special=st.booleans())
-def test_chunking_gives_the_same_counts_as_one_chunk(text, chunk, pattern, use_special):
-    specials = [EOT, "<|a|>", "<|a|><|a|>"] if use_special else []
-    expected = reference_counts(text, pattern, specials)
-    assert count_pretokens(text, pattern, specials) == expected
-    assert count_corpus(text + "\n\n", pattern, specials, 1, chunk) == \
-        reference_counts(text + "\n\n", pattern, specials)
-
-
-@settings(max_examples=30, deadline=None)
-@given(text=st.lists(st.sampled_from(TRICKY), max_size=40).map("".join), chunk=st.integers(1, 12),
-       pattern=st.sampled_from(PATTERNS))
-def test_chunking_a_file_gives_the_same_counts_as_one_chunk(tmp_path_factory, text, chunk,
-                                                            pattern):
-    path = tmp_path_factory.mktemp("corpus") / "c.txt"
-    path.write_bytes(text.encode("utf-8"))
-    specials = [EOT, "<|a|>", "<|a|><|a|>"]
-    cuts = file_cut_points(path, chunk, specials, pattern)
-    assert cuts[0] == 0 and cuts[-1] == len(text.encode()) and cuts == sorted(set(cuts))
-    assert len(cuts) > 1 or not text
-    assert count_corpus(path, pattern, specials, 1, chunk) == reference_counts(text, pattern,
-                                                                               specials)
-
-
-def test_cuts_fall_on_special_tokens_when_there_are_some():
-    text = ("word " * 30 + EOT) * 20
-    cuts = cut_points(text, 100, [EOT], GPT4_SPLIT_PATTERN)
-    assert len(cuts) > 5
-    assert all(text.startswith(EOT, c) for c in cuts[1:-1])
-
-
-def test_cuts_fall_on_line_breaks_otherwise():
-    text = "def f():\n    return 1\n\n" * 50
-    cuts = cut_points(text, 100, [], GPT4_SPLIT_PATTERN)
-    assert len(cuts) > 5 and all(text[c - 1] == "\n" != text[c] for c in cuts[1:-1])
-
+# -- workers -------------------------------------------------------------------------
 
 def test_one_and_two_workers_give_the_same_result(tmp_path):
     path = tmp_path / "corpus.txt"
@@ -204,25 +149,6 @@ def test_one_and_two_workers_give_the_same_result(tmp_path):
     one = train_bpe(path, 600, [EOT], num_workers=1, chunk_bytes=5000)
     two = train_bpe(path, 600, [EOT], num_workers=2, chunk_bytes=5000)
     assert one == two == train_bpe(text, 600, [EOT], num_workers=1)
-
-
-def test_a_worker_that_dies_is_a_clear_error():
-    with pytest.raises(RuntimeError, match="worker process died"):
-        run_tasks(os._exit, [(3,), (3,), (3,)], num_workers=2)
-
-
-def test_workers_started_by_spawn_count_the_same(monkeypatch):
-    """'spawn' is what macOS and Windows use: workers must be importable functions."""
-    import bpe_course.training.counting
-    monkeypatch.setattr(bpe_course.training.counting, "start_method", lambda: "spawn")
-    text = corpora.prose()[:20_000]
-    assert count_corpus(text, GPT4_SPLIT_PATTERN, [EOT], 2, 5000) == reference_counts(text)
-
-
-def test_counting_a_large_text_with_two_workers_is_exact():
-    text = corpora.python_code(400_000)
-    counts = count_corpus(text, GPT4_SPLIT_PATTERN, [], 2, 50_000)
-    assert counts == reference_counts(text)
 
 
 # -- input, errors -------------------------------------------------------------
@@ -297,14 +223,3 @@ def test_the_token_count_of_training_equals_encoding_the_corpus():
 def test_from_merges_rejects_merges_of_unknown_tokens():
     with pytest.raises(ValueError, match="no earlier merge"):
         RegexTokenizer.from_merges([(b"ab", b"c")])
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="fork is used on Linux only")
-def test_a_thread_unknown_to_threading_rules_out_fork():
-    # pytest-xdist and C libraries start threads that threading.active_count() misses.
-    code = ("import _thread, threading, time\nfrom bpe_course.training.counting import start_method\n"
-            "before = start_method()\n_thread.start_new_thread(time.sleep, (5,))\n"
-            "time.sleep(0.2)\nprint(before, threading.active_count(), start_method())\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
-    assert done.stdout.split() == ["fork", "1", "spawn"], done
