@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from bpe_course import corpora, load, train_bpe
+from bpe_course import RegexTokenizer, cli, corpora, load, train_bpe
+from bpe_course.files import id_files
 
 EOT = "<|endoftext|>"
 
@@ -77,7 +78,6 @@ def test_encode_keeps_bytes_that_are_not_utf8_exactly(trained):
 
 
 def test_encode_colours_the_pieces_on_a_terminal(trained, monkeypatch, capsys):
-    from bpe_course import cli
     _, prefix, _ = trained
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert cli.cli_encode(["--model", str(prefix.with_suffix(".model")), "a cat"]) == 0
@@ -181,11 +181,9 @@ def test_load_refuses_a_pattern_that_is_not_a_regex(trained, tmp_path):
         load(bad)
 
 
-# -- encode --input FILE --output OUT ------------------------------------------------
+# -- encode --input FILE --output OUT (what is written: test_id_files) -----------------
 
 def test_ctrl_c_while_streaming_removes_the_partial_output(trained, tmp_path, monkeypatch, capsys):
-    from bpe_course import cli, id_files
-    from bpe_course.regex_tokenizer import RegexTokenizer
     corpus, prefix, _ = trained
     target, seen = tmp_path / "ids.npy", {}
     encode_iterable = RegexTokenizer.encode_iterable
@@ -210,8 +208,6 @@ def test_ctrl_c_while_streaming_removes_the_partial_output(trained, tmp_path, mo
 
 
 def test_ctrl_c_while_training_is_one_line_and_status_130(tmp_path, monkeypatch, capsys):
-    from bpe_course import cli
-
     def interrupted(*args, **kwargs):         # Ctrl-C in the middle of training
         raise KeyboardInterrupt
     monkeypatch.setattr("bpe_course.training.trainer.train", interrupted)
