@@ -8,7 +8,7 @@ explorer and watch the counts change; open a worksheet from the file browser;
 and find no nbgrader tooling, no Jupyter news popup and no warning in the server's
 log.
 
-    python -m pytest -m browser tests/test_browser.py       # or: make test-browser
+    python -m pytest -m browser tests/notebooks/test_browser.py     # or: make test-browser
 
 Needs `chromium` (Debian: `apt-get install chromium`; or set BPE_CHROMIUM to a
 Chromium/Chrome binary) and the `playwright` package; skipped with the reason

@@ -1,16 +1,16 @@
-"""Built-in corpora and the token views."""
-
-import pytest
-
-from bpe_course import BasicTokenizer, GPT4Tokenizer, corpora, get_encoding, merge_tree, show_tokens
-
-REQUIRED_SAMPLES = ["English", "German", "Russian", "Arabic", "Hindi", "Korean", "Japanese",
-                    "Chinese", "Emoji", "Code"]
-
+"""The course's corpora: the same bytes on every Python, hash-checked, packaged with a licence."""
 
 import gzip
 import hashlib
+import sys
 from importlib import resources
+
+import pytest
+
+from bpe_course import corpora
+
+REQUIRED_SAMPLES = ["English", "German", "Russian", "Arabic", "Hindi", "Korean", "Japanese",
+                    "Chinese", "Emoji", "Code"]
 
 # Written out here, not read from corpora.MANIFEST, so that a changed corpus fails this test
 # on every Python: each number the notebooks print depends on these bytes.
@@ -31,7 +31,6 @@ def test_corpora_are_the_same_bytes_on_every_python():
 
 
 def test_corpora_do_not_come_from_the_running_python(monkeypatch):
-    import sys
     monkeypatch.setitem(sys.modules, "pydoc_data.topics", None)    # importing it would fail
     corpora._read.cache_clear()
     try:
@@ -84,40 +83,3 @@ def test_load_text_reads_utf8_and_rejects_other_bytes(tmp_path):
         corpora.load_text(tmp_path / "bad.txt")
     with pytest.raises(FileNotFoundError):
         corpora.load_text(tmp_path / "missing.txt")
-
-
-def test_show_tokens_for_our_tokenizers_and_tiktoken():
-    ours = show_tokens(GPT4Tokenizer(), "Hello <|endoftext|>!")
-    theirs = show_tokens(get_encoding("cl100k_base"), "Hello <|endoftext|>!")
-    assert str(ours) == str(theirs) == "Hello| |<|endoftext|>|!   (4 tokens, 20 characters)"
-    assert ours._repr_html_().count("<span") == 4
-    assert "&lt;|endoftext|&gt;" in ours._repr_html_()
-
-
-def test_merge_tree_ends_in_bytes():
-    tok = BasicTokenizer()
-    tok.train("hello hello hello", 262)
-    tree = merge_tree(tok, max(tok.merges.values()))
-    assert tree.splitlines()[0].startswith(str(max(tok.merges.values())))
-    assert "104 b'h'" in tree
-
-
-def test_compare_tokens_shows_gpt2_gpt4_gpt4o_side_by_side():
-    from bpe_course import compare_tokens
-    text = "def f():\n        return 12345"
-    view = compare_tokens(text)
-    assert list(view.counts) == ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)",
-                                 "GPT-4o (o200k_base)"]
-    for name, count in zip(["r50k_base", "cl100k_base", "o200k_base"], view.counts.values()):
-        assert count == len(get_encoding(name).encode(text))
-    html = view._repr_html_()
-    assert html.count("<b>") == 3 and "display:flex" in html
-    assert str(view).splitlines()[0] == f"GPT-2 (r50k_base): {view.counts['GPT-2 (r50k_base)']} tokens"
-
-
-def test_compare_tokens_takes_tokenizers_and_labels():
-    from bpe_course import compare_tokens
-    view = compare_tokens("hello world", {"ours": GPT4Tokenizer("cl100k_base"),
-                                          "tiktoken": get_encoding("cl100k_base")})
-    assert view.counts == {"ours": 2, "tiktoken": 2}
-    assert list(compare_tokens("hi", [GPT4Tokenizer("gpt2")]).counts) == ["GPT-2 (gpt2)"]

@@ -1,4 +1,5 @@
-"""BasicTokenizer and RegexTokenizer: training, encoding, decoding, bad input."""
+"""BasicTokenizer and RegexTokenizer: training, encoding, decoding, bad input, and cutting a
+trained tokenizer to a smaller vocabulary (`first_merges`)."""
 
 import os
 import subprocess
@@ -8,8 +9,7 @@ import pytest
 import regex
 from hypothesis import given, settings, strategies as st
 
-from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
-                        BasicTokenizer, RegexTokenizer, corpora)
+from bpe_course import GPT2_SPLIT_PATTERN, BasicTokenizer, GPT4Tokenizer, RegexTokenizer, corpora
 from bpe_course.corpora import HARD_STRINGS
 
 TEXT = corpora.prose()[:20_000]
@@ -156,15 +156,37 @@ def test_property_roundtrip_trained_tokenizers(basic, regex_tok, text):
     assert regex_tok.decode(regex_tok.encode(text, allowed_special="all")) == text
 
 
-split_alphabet = st.lists(st.sampled_from(["a", "B", " ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "1",
-                                           "1234", "é", "Ж", "中", "👍", "!", "/", "\n/", "\n ",
-                                           "\u00a0", "\u2028", "\x0b", "x"]),
-                          max_size=80).map("".join)
+# -- first_merges: a trained tokenizer cut to a smaller vocabulary ---------------------------
+
+SHORT_TEXT = corpora.prose()[:6_000]
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.one_of(split_alphabet, st.text(max_size=200)))
-def test_property_split_pretokens_equals_regex_findall(text):
-    from bpe_course.pretokenize import split_pretokens
-    for pattern in (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN):
-        assert split_pretokens(text, pattern) == regex.findall(pattern, text)
+@pytest.mark.parametrize("cls", [BasicTokenizer, RegexTokenizer])
+def test_first_merges_equals_training_to_the_smaller_size(cls):
+    big, small = cls(), cls()
+    big.train(SHORT_TEXT, 360)
+    small.train(SHORT_TEXT, 300)
+    cut = big.first_merges(300)
+    assert type(cut) is cls
+    assert cut.merges == small.merges and cut.vocab == small.vocab
+    sample = corpora.prose()[10_000:12_000]
+    assert big.encode(sample) != cut.encode(sample) == small.encode(sample)
+    assert len(big.merges) == 104                     # the original is untouched
+
+
+def test_first_merges_keeps_special_tokens_and_a_cache_of_its_own():
+    big = RegexTokenizer()
+    big.train(SHORT_TEXT, 330)
+    big.register_special_tokens({"<|endoftext|>": 330})
+    big.encode("the cat")                             # fills big's chunk cache
+    cut = big.first_merges(260)
+    assert cut.encode("the cat<|endoftext|>", allowed_special="all")[-1] == 330
+    assert cut.encode_ordinary("the cat") != big.encode_ordinary("the cat")
+    assert cut.decode(cut.encode_ordinary(SHORT_TEXT)) == SHORT_TEXT
+
+
+def test_first_merges_refuses_what_it_cannot_do():
+    with pytest.raises(ValueError):
+        BasicTokenizer().first_merges(100)
+    with pytest.raises(TypeError, match="ranks"):
+        GPT4Tokenizer("cl100k_base").first_merges(1000)

@@ -1,4 +1,5 @@
-"""Saving and loading: a plain-text model file, a readable vocab file, tiktoken export."""
+"""Saving and loading: the plain-text model file and the readable vocab file (`model_file`),
+`load` into the right class and the export to tiktoken (`files.model_files`)."""
 
 import pytest
 import tiktoken
