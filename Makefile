@@ -39,7 +39,7 @@ PARALLEL ?= -n auto --maxprocesses=4 --dist loadfile
 test: venv
 	$(BIN)/python -m pytest $(PARALLEL)
 
-# Only the browser tests (JupyterLab driven by headless Chromium; see README).
+# Only the browser tests (JupyterLab driven by headless Chromium; see CONTRIBUTING.md).
 test-browser: venv
 	$(BIN)/python -m pytest -m browser tests/notebooks/test_browser.py
 

@@ -13,14 +13,7 @@ Commands (each has --help):
 Bad input stops a command before any long work with one line on stderr,
 `error: ...`, naming the argument or the file line at fault, and exit status 2.
 `train` may run for minutes, so every input it can check (the corpus, the output
-prefix, the model file, `--input` and `--output`) is checked first: each `*_problem`
-function returns a sentence naming the argument at fault and what to give instead,
-or None.
-
->>> corpus_problem("no/such/corpus.txt")
-'no corpus file at no/such/corpus.txt'
->>> output_problem("no/such/folder/mytok")
-'-o no/such/folder/mytok: the folder no/such/folder does not exist (create it first)'
+prefix, the model file, `--input` and `--output`) is checked first.
 """
 
 from __future__ import annotations
@@ -46,6 +39,8 @@ COMMANDS = {
 }
 
 # -- bad input, in one line ------------------------------------------------------
+# Each `*_problem` function returns a sentence naming the argument at fault and what to
+# give instead, or None when there is nothing wrong.
 
 def fail(message: str) -> int:
     """Report bad input in one line on stderr; 2 is the exit status for it."""
@@ -55,7 +50,11 @@ def fail(message: str) -> int:
 
 def output_problem(prefix: str, flag: str = "-o", example: str = "mytok") -> str | None:
     """Why `train -o PREFIX` could not write PREFIX.model and PREFIX.vocab, or `encode
-    --output OUT` could not write OUT (None: it can), checked before any long work."""
+    --output OUT` could not write OUT (None: it can), checked before any long work.
+
+    >>> output_problem("no/such/folder/mytok")
+    '-o no/such/folder/mytok: the folder no/such/folder does not exist (create it first)'
+    """
     if prefix.endswith(("/", os.sep)) or Path(prefix).is_dir():
         kind = "file prefix" if flag == "-o" else "file"
         return (f"{flag} {prefix}: give a {kind} such as "
@@ -80,7 +79,11 @@ def input_problem(source: str, target: str) -> str | None:
 
 
 def corpus_problem(corpus: str) -> str | None:
-    """Why `train` could not learn from CORPUS (None: it can try)."""
+    """Why `train` could not learn from CORPUS (None: it can try).
+
+    >>> corpus_problem("no/such/corpus.txt")
+    'no corpus file at no/such/corpus.txt'
+    """
     path = Path(corpus)
     if not path.exists():
         return f"no corpus file at {corpus}"

@@ -28,7 +28,7 @@ ever give numbers and strings, and it survives refactoring of the classes.
 malformed, truncated or wrong-version file.
 
 This module knows the format only; `Tokenizer.save` and `Tokenizer.load` call
-it, and `files.load` picks the right class for a file.
+it, and `files.model_files.load` picks the right class for a file.
 """
 
 from __future__ import annotations

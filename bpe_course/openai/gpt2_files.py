@@ -13,7 +13,7 @@ vocabulary is full of "Ġthe".
 
 tiktoken's `r50k_base.tiktoken` holds the same vocabulary as raw bytes with
 their ranks. The rank of a token is its id, and the merges are implicit (see
-`gpt4.recover_merges`), so both files can be rebuilt from the ranks; they
+`tokenizer.recover_merges`), so both files can be rebuilt from the ranks; they
 come out byte for byte equal to OpenAI's (tests and `tiktoken_cache` check
 the sha256 that tiktoken publishes for them).
 

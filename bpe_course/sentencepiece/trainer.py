@@ -20,7 +20,7 @@ The steps:
 
 The result is a `SpmModel` in SentencePiece's layout (`<unk>`, `<s>`, `</s>`, the 256
 byte pieces, the merged pieces with scores 0, -1, -2, ..., then the kept characters),
-so `SentencePieceBPE` encodes with it, and `spm_model.write_model` saves it as a `.model`
+so `SentencePieceBPE` encodes with it, and `model_file.write_model` saves it as a `.model`
 file that the `sentencepiece` library loads too.
 
 >>> from bpe_course.sentencepiece.tokenizer import SentencePieceBPE

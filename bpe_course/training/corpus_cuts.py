@@ -1,6 +1,6 @@
 """Where a corpus may be cut into chunks that are counted apart, with the same counts.
 
-`chunks.count_corpus` cuts a large corpus into chunks of a few megabytes and
+`counting.count_corpus` cuts a large corpus into chunks of a few megabytes and
 counts each chunk's pre-tokens on its own; the counts of the chunks simply add
 up. That is exact only if no pre-token and no special token spans a cut, so a
 cut falls

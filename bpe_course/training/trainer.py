@@ -6,7 +6,7 @@ same text, with three changes:
 
 1. It counts distinct pre-tokens instead of keeping the text
    (`pretokenize.count_pretokens`), in parallel worker processes over chunks
-   of the corpus (`chunks`), reading a file piece by piece.
+   of the corpus (`counting`), reading a file piece by piece.
 2. It counts pairs once, then after each merge updates only the counts of
    the words that contained the merged pair, found through an index from
    each pair to those words.
