@@ -3,7 +3,7 @@
 A subclass that keeps something derived from the merges (RegexTokenizer's cache of encoded
 chunks) overrides `_merges_changed`; a trainer fills any tokenizer through the public
 `set_merges`; a tokenizer that cannot be cut by vocabulary size (OpenAI's, encoded by
-ranks) overrides `first_merges` to say so.
+ranks) overrides `first_merges` to say so (tested with `first_merges` in test_tokenizers).
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-import pytest
-
-from bpe_course import BasicTokenizer, OpenAITokenizer, RegexTokenizer, Tokenizer, base
+from bpe_course import RegexTokenizer, Tokenizer, base
 from bpe_course.training import trainer
 
 
@@ -43,21 +41,6 @@ def test_set_merges_forgets_chunks_encoded_with_the_old_merges():
     assert tok.encode("hi") == [104, 105]            # now cached
     tok.set_merges({(104, 105): 256})
     assert tok.encode("hi") == [256]
-
-
-def test_first_merges_gives_a_copy_that_shares_no_cache():
-    tok = RegexTokenizer()
-    tok.train("hello hello world", 256 + 3)
-    tok.encode("hello")
-    small = tok.first_merges(257)
-    assert small.encode("hello") != tok.encode("hello")
-    assert small._cache is not tok._cache
-    assert BasicTokenizer().first_merges(256).merges == {}
-
-
-def test_an_openai_tokenizer_refuses_to_be_cut():
-    with pytest.raises(TypeError, match="ranks"):
-        OpenAITokenizer("gpt2").first_merges(1000)
 
 
 def test_a_subclass_hook_runs_when_a_trainer_fills_it():

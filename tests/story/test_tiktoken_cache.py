@@ -7,7 +7,6 @@ does it on request.
 
 import hashlib
 import os
-import socket
 import subprocess
 import sys
 
@@ -28,16 +27,6 @@ def cache(tmp_path, monkeypatch):
     folder = tmp_path / "tiktoken-cache"
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(folder))
     return folder
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise OSError("network access in a test")
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    import requests
-    monkeypatch.setattr(requests, "get", refuse)
 
 
 @pytest.fixture
