@@ -67,7 +67,7 @@ if name == "train_bpe":
 elif name == "naive":
     # RegexTokenizer.train's loop (recount all pairs for every merge), with the
     # special tokens cut out first.
-    from bpe_course.classroom.references import naive_train_bpe
+    from bpe_course.classroom.checking.references import naive_train_bpe
     t0 = time.perf_counter()
     vocab, _ = naive_train_bpe(text, vocab_size, specials)
     seconds = time.perf_counter() - t0

@@ -85,6 +85,6 @@ def __getattr__(name: str):
     """`from bpe_course import checks` (what worksheets write) loads the classroom's checkers
     only when asked, so that `import bpe_course` stays the tokenizer story alone."""
     if name == "checks":
-        from .classroom import checks
+        from .classroom.checking import checks
         return checks
     raise AttributeError(f"module 'bpe_course' has no attribute {name!r}")

@@ -34,8 +34,8 @@ from .files.id_files import encode_file
 COMMANDS = {
     "train": ("bpe_course.cli", "cli_train"),
     "encode": ("bpe_course.cli", "cli_encode"),
-    "grade": ("bpe_course.classroom.grading", "cli_grade"),
-    "exercises": ("bpe_course.classroom.exercises", "cli_exercises"),
+    "grade": ("bpe_course.classroom.grading.command", "cli_grade"),
+    "exercises": ("bpe_course.classroom.authoring.exercises", "cli_exercises"),
 }
 
 # -- bad input, in one line ------------------------------------------------------

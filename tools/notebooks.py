@@ -5,8 +5,8 @@
     python tools/notebooks.py check          # exit 1 if a header is out of step
     python tools/notebooks.py tags [NB ...]  # turn nbval comment markers into cell tags
 
-The repository URL lives in bpe_course/classroom/course.py and nowhere else. Every notebook in
-notebooks/ and solutions/ has, in its first markdown cell, a Colab badge
+The repository URL lives in bpe_course/classroom/authoring/course.py and nowhere else.
+Every notebook in notebooks/ and solutions/ has, in its first markdown cell, a Colab badge
 linking to itself, and a setup cell (the first code cell) that installs the
 package in Colab and does nothing elsewhere. `make notebooks` runs `run`.
 
@@ -36,7 +36,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bpe_course.classroom.course import SETUP_MARK, badge, setup_source  # noqa: E402
+from bpe_course.classroom.authoring.course import SETUP_MARK, badge, setup_source  # noqa: E402
 
 FOLDERS = ("notebooks", "solutions", "exercises")
 

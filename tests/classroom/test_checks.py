@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from bpe_course import checks
-from bpe_course.classroom.cases import CHECKERS, WORKSHEETS
+from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,8 +45,8 @@ def fails_with(verdict, *words):
 
 # -- the solutions pass, hidden cases included ------------------------------------------------
 
-@pytest.mark.parametrize("sheet, name", [(s, n) for s, names in WORKSHEETS.items()
-                                         for n in names if n != "train_bpe"])
+@pytest.mark.parametrize("sheet, name", [(s, n) for s, sheet in WORKSHEETS.items()
+                                         for n in sheet.points if n != "train_bpe"])
 def test_solution_passes_every_case(ws, sheet, name):
     target = ws[sheet[:2]][CHECKERS[name].target]
     verdict = checks.check(name, target, hidden=True)
@@ -456,12 +456,12 @@ def test_the_naive_trainer_is_not_fast_enough():
 
 def test_a_wrapper_around_the_course_is_off_limits():
     import bpe_course
-    from bpe_course.classroom.references import naive_train_bpe
+    from bpe_course.classroom.checking.references import naive_train_bpe
 
     def train_bpe(*args, **kwargs):
         return naive_train_bpe(*args, **kwargs)
     fails_with(checks.train_bpe(train_bpe), "case 1 of",
-               "bpe_course.classroom.references.naive_train_bpe is off limits")
+               "bpe_course.classroom.checking.references.naive_train_bpe is off limits")
     kept = bpe_course.merge                    # a reference kept from an earlier cell
 
     def merge(ids, pair, idx):

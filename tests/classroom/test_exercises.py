@@ -7,9 +7,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from bpe_course.classroom.cases import CHECKERS, WORKSHEETS
-from bpe_course.classroom.course import badge
-from bpe_course.classroom.exercises import clear_solutions, cli_exercises, generate, problems
+from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
+from bpe_course.classroom.authoring.course import badge
+from bpe_course.classroom.authoring.exercises import clear_solutions, cli_exercises, generate, problems
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
@@ -67,7 +67,7 @@ def tiny(solution_source, solution_meta=True):
     cells = [new_markdown_cell("# 01 · Test\n\n" + badge("solutions/01_utf8_warmups.ipynb")),
              new_code_cell(solution_source,
                            metadata=meta(solution=True, grade_id="a") if solution_meta else {})]
-    for exercise, points in WORKSHEETS["01_utf8_warmups"].items():
+    for exercise, points in WORKSHEETS["01_utf8_warmups"].points.items():
         target = CHECKERS[exercise].target
         cells.append(new_code_cell(f"checks.{exercise}({target})",
                                    metadata=meta(grade=True, locked=True, grade_id=exercise,
@@ -131,7 +131,7 @@ def test_exercise_runs_end_to_end_with_not_attempted_verdicts(executed, path):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     checks = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
-    assert len(checks) == len(WORKSHEETS[path.stem])
+    assert len(checks) == len(WORKSHEETS[path.stem].points)
     for cell in checks:
         # only stderr; a busy kernel may deliver one message in several stream chunks
         assert cell.outputs and {o.get("name") for o in cell.outputs} == {"stderr"}

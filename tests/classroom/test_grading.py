@@ -22,11 +22,12 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from bpe_course.classroom import sandbox
-from bpe_course.classroom.cases import CHECKERS, WORKSHEETS, groups_for
-from bpe_course.classroom.grading import identify, read_notebook, score_exercise
+from bpe_course.classroom.grading import bubblewrap
+from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
+from bpe_course.classroom.grading.scoring import score_exercise
+from bpe_course.classroom.grading.submissions import identify, read_notebook
 
-SANDBOX = [] if sandbox.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
+SANDBOX = [] if bubblewrap.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,9 +61,9 @@ def exercises_of(entry: dict) -> dict:
 
 CHEAT_CHECKERS = '''
 # Cheat 1: make the checkers, the case runner and the cases say "passed"
-import bpe_course.classroom.cases as cases
-import bpe_course.classroom.runner as runner
-import bpe_course.classroom.checks as real_checks
+import bpe_course.classroom.worksheets as cases
+import bpe_course.classroom.checking.runner as runner
+import bpe_course.classroom.checking.checks as real_checks
 for name in ["check", "get_stats", "merge", "basic_tokenizer"]:
     setattr(real_checks, name, lambda target, *a, _n=name, **k:
             real_checks.Verdict(True, 99, f"✅ {_n}: passed all 99 cases."))
@@ -200,7 +201,7 @@ def graded_slow(course):
 def test_every_solution_gets_full_marks(graded, name):
     entry = by_path(graded[0])[f"solutions/{name}.ipynb"]
     assert entry["error"] is None
-    assert entry["score"] == entry["max_score"] == sum(WORKSHEETS[name].values())
+    assert entry["score"] == entry["max_score"] == sum(WORKSHEETS[name].points.values())
     for exercise in entry["exercises"]:
         assert exercise["message"].startswith(f"✅ {exercise['id']}: passed all"), exercise
 
@@ -209,7 +210,7 @@ def test_every_solution_gets_full_marks(graded, name):
 def test_every_exercise_worksheet_gets_zero_not_attempted(graded, name):
     entry = by_path(graded[0])[f"exercises/{name}.ipynb"]
     assert entry["error"] is None
-    assert (entry["score"], entry["max_score"]) == (0, sum(WORKSHEETS[name].values()))
+    assert (entry["score"], entry["max_score"]) == (0, sum(WORKSHEETS[name].points.values()))
     for exercise in entry["exercises"]:
         assert exercise["message"] == f"⏳ {exercise['id']}: not attempted yet.", exercise
 
@@ -235,7 +236,7 @@ def test_hidden_cases_drawn_for_a_run_never_repeat_a_case_the_worksheet_shows():
 
 @pytest.mark.parametrize("limit, size", [("DISK", 4096), ("MAX_FILES", 1)])
 def test_a_notebook_that_fills_the_disk_is_stopped(tmp_path, monkeypatch, limit, size):
-    from bpe_course.classroom import watch
+    from bpe_course.classroom.grading import watch
     monkeypatch.setattr(watch, limit, 40)           # 40 bytes or 40 files, for the test
     code = f"for i in range(10**6):\n    open(f'f{{i}}', 'wb').write(b'x' * {size})\n"
     process = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path)
@@ -281,7 +282,7 @@ def test_a_cheating_worksheet_gets_only_what_its_code_earns(graded):
     entry = by_path(data)["cheat/02_bpe_basics.ipynb"]
     scores = {e["id"]: e["score"] for e in entry["exercises"]}
     assert scores == {"get_stats": 1, "merge": 0, "encode_bytes": 0, "basic_tokenizer": 0}
-    assert (entry["score"], entry["max_score"]) == (1, sum(WORKSHEETS["02_bpe_basics"].values()))
+    assert (entry["score"], entry["max_score"]) == (1, sum(WORKSHEETS["02_bpe_basics"].points.values()))
     assert entry["max_score"] != 400                            # points from the package
     exercises = exercises_of(entry)
     assert "expected a list" in exercises["merge"]["message"] or \
@@ -315,7 +316,7 @@ def test_a_notebook_that_is_no_worksheet_is_named_as_such(graded):
 def test_a_cell_that_hangs_is_stopped_and_the_rest_is_graded(graded_slow):
     entry = by_path(graded_slow[0])["hangs/01_utf8_warmups.ipynb"]
     assert "ran longer than 3 s and was stopped" in entry["error"]
-    assert entry["score"] == entry["max_score"] == sum(WORKSHEETS["01_utf8_warmups"].values())
+    assert entry["score"] == entry["max_score"] == sum(WORKSHEETS["01_utf8_warmups"].points.values())
 
 
 @pytest.mark.slow
@@ -334,7 +335,7 @@ def test_a_notebook_that_will_not_stop_gets_zero(graded_slow):
     entry = by_path(graded_slow[0])["hangs/07_fast_training.ipynb"]
     assert entry["error"] == ("stopped at cell 4: the notebook's time limit of 25 s was "
                               "reached")
-    assert entry["score"] == 0 and entry["max_score"] == sum(WORKSHEETS["07_fast_training"].values())
+    assert entry["score"] == 0 and entry["max_score"] == sum(WORKSHEETS["07_fast_training"].points.values())
 
 
 @pytest.mark.slow
@@ -402,7 +403,7 @@ def test_a_checker_captures_what_the_learners_code_writes(capfd):
 
 
 def test_the_driver_limits_memory_file_size_and_processes():
-    code = ("import resource\nfrom bpe_course.classroom.sandboxed import limit\n"
+    code = ("import resource\nfrom bpe_course.classroom.grading.inside_sandbox import limit\n"
             "limit({'memory': 6 * 2**30, 'file_size': 2**30, 'processes': 300})\n"
             "print([resource.getrlimit(r)[0] for r in (resource.RLIMIT_AS, "
             "resource.RLIMIT_FSIZE, resource.RLIMIT_NPROC)])\n"
@@ -415,25 +416,25 @@ def test_the_driver_limits_memory_file_size_and_processes():
 
 
 def test_the_process_limit_is_what_the_user_runs_plus_a_margin(monkeypatch):
-    from bpe_course.classroom import kernel, sandbox
-    monkeypatch.setattr(sandbox, "as_root", lambda: False)
-    monkeypatch.setattr(kernel.os, "getuid", lambda: 4_000_000)      # a user with nothing
-    assert kernel.process_limit() == kernel.PROCESSES
+    from bpe_course.classroom.grading import bubblewrap, run_notebook
+    monkeypatch.setattr(bubblewrap, "as_root", lambda: False)
+    monkeypatch.setattr(run_notebook.os, "getuid", lambda: 4_000_000)      # a user with nothing
+    assert run_notebook.process_limit() == run_notebook.PROCESSES
     # Root is exempt from the limit, so a grader run as root runs notebooks as nobody, and
     # the limit counts nobody's processes.
-    monkeypatch.setattr(sandbox, "as_root", lambda: True)
-    monkeypatch.setattr(kernel.os, "listdir", lambda path: [] if path == "/proc" else ["1"])
-    assert kernel.process_limit() == kernel.PROCESSES
+    monkeypatch.setattr(bubblewrap, "as_root", lambda: True)
+    monkeypatch.setattr(run_notebook.os, "listdir", lambda path: [] if path == "/proc" else ["1"])
+    assert run_notebook.process_limit() == run_notebook.PROCESSES
     monkeypatch.undo()
     if os.getuid() != 0:
-        assert kernel.process_limit() > kernel.PROCESSES  # this test's own process counts
+        assert run_notebook.process_limit() > run_notebook.PROCESSES  # this test's own process counts
 
 
 def test_the_grader_stops_a_notebook_whose_processes_together_hold_too_much_memory(
         monkeypatch, tmp_path):
     # Each process's memory limit cannot see the sum: four processes of 64 MB each here,
     # against a limit of 160 MB for all of them together.
-    from bpe_course.classroom import kernel, watch
+    from bpe_course.classroom.grading import run_notebook, watch
     monkeypatch.setattr(watch, "RESIDENT", 160 * 2**20)
     code = ("import os, time\nfor _ in range(2):\n    os.fork()\n"
             "block = bytearray(64 * 2**20)\ntime.sleep(60)\n")
@@ -441,12 +442,12 @@ def test_the_grader_stops_a_notebook_whose_processes_together_hold_too_much_memo
     try:
         errors = watch.watch(process, [tmp_path], 30, lambda: "cell 2")
     finally:
-        kernel._kill(process)
+        run_notebook._kill(process)
     assert len(errors) == 1 and "held more than 0.15625 GiB of memory" in errors[0], errors
 
 
 def test_usage_counts_a_process_and_everything_under_it():
-    from bpe_course.classroom import kernel, watch
+    from bpe_course.classroom.grading import run_notebook, watch
     code = "import subprocess, time\nsubprocess.Popen(['sleep', '30'])\ntime.sleep(30)\n"
     process = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
     try:
@@ -457,7 +458,7 @@ def test_usage_counts_a_process_and_everything_under_it():
             time.sleep(0.05)
         assert threads >= 2 and resident > 0
     finally:
-        kernel._kill(process)
+        run_notebook._kill(process)
 
 
 def test_a_notebook_that_forks_without_end_stops_at_the_process_limit():
@@ -468,8 +469,9 @@ def test_a_notebook_that_forks_without_end_stops_at_the_process_limit():
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: the process limit cannot be seen")
         prefix = ["setpriv", "--reuid=64999", "--regid=64999", "--clear-groups"]
-    code = ("import subprocess\nfrom bpe_course.classroom import kernel, sandboxed\n"
-            "kernel.PROCESSES = 30\nsandboxed.limit({'processes': kernel.process_limit()})\n"
+    code = ("import subprocess\nfrom bpe_course.classroom.grading import inside_sandbox, run_notebook\n"
+            "run_notebook.PROCESSES = 30\n"
+            "inside_sandbox.limit({'processes': run_notebook.process_limit()})\n"
             "started = []\ntry:\n    for _ in range(200):\n"
             "        started.append(subprocess.Popen(['sleep', '5']))\n"
             "except OSError:\n    pass\nprint(len(started))\n"

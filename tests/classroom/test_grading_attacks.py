@@ -51,14 +51,14 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from bpe_course.classroom import sandbox
-from bpe_course.classroom.cases import WORKSHEETS
+from bpe_course.classroom.grading import bubblewrap
+from bpe_course.classroom.worksheets import WORKSHEETS
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).resolve().parent / "grading_cases"
 
-pytestmark = pytest.mark.skipif(not sandbox.available()[0],
-                                reason=f"no sandbox here: {sandbox.available()[1]}")
+pytestmark = pytest.mark.skipif(not bubblewrap.available()[0],
+                                reason=f"no sandbox here: {bubblewrap.available()[1]}")
 
 
 SECRET = "s3cret-token-4711"          # in the grader's environment: no notebook may read it
@@ -211,12 +211,12 @@ def scores(klass, path: str) -> dict:
 
 def full(worksheet: str) -> int:
     """A worksheet's full marks, as the grader counts them."""
-    return sum(WORKSHEETS[worksheet].values())
+    return sum(WORKSHEETS[worksheet].points.values())
 
 
 def only(klass, path: str, worksheet: str, **expected) -> None:
     """The notebook's exercises score as `expected`, and every other exercise of it zero."""
-    assert scores(klass, path) == {e: expected.get(e, 0) for e in WORKSHEETS[worksheet]}
+    assert scores(klass, path) == {e: expected.get(e, 0) for e in WORKSHEETS[worksheet].points}
 
 
 def message(klass, path: str, exercise: str) -> str:
@@ -258,7 +258,7 @@ def test_wrappers_and_the_new_trick_score_zero(klass):
 
 def test_calling_the_references_or_delegating_to_the_course_scores_zero(klass):
     only(klass, "carol/01_utf8_warmups.ipynb", "01_utf8_warmups", safe_decode=1,
-         encode_code_point=WORKSHEETS["01_utf8_warmups"]["encode_code_point"])  # its own
+         encode_code_point=WORKSHEETS["01_utf8_warmups"].points["encode_code_point"])  # its own
     assert "references.utf8_list is off limits" in message(
         klass, "carol/01_utf8_warmups.ipynb", "utf8_bytes")
     only(klass, "carol/04_regex_tokenizer.ipynb", "04_regex_tokenizer")
@@ -326,7 +326,7 @@ def test_a_helper_of_one_exercise_cannot_be_carried_over_to_another(klass):
 
 def test_replacing_the_clock_does_not_pass_the_speed_case(klass):
     train = scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"]
-    assert 0 < train < WORKSHEETS["07_fast_training"]["train_bpe"]   # correct, but slow
+    assert 0 < train < WORKSHEETS["07_fast_training"].points["train_bpe"]   # correct, but slow
     assert "distinct pre-token" in message(klass, "niaj/07_fast_training.ipynb", "train_bpe")
 
 
@@ -366,7 +366,7 @@ def test_nothing_was_written_outside_the_scratch_folders(klass):
     assert sorted(p.name for p in cwd.iterdir()) == ["grades.csv", "grades.json", "regex.py",
                                                      "tiktoken.py"]
     for path in [root.parent / "pwned.txt", Path("/tmp/bpe-course-pwned.txt"),
-                 Path("/pwned.txt"), sandbox.package_dir() / "pwned.py"]:
+                 Path("/pwned.txt"), bubblewrap.package_dir() / "pwned.py"]:
         assert not path.exists(), path
 
 

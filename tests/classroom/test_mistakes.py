@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bpe_course import checks
-from bpe_course.classroom import runner
-from bpe_course.classroom.cases import CHECKERS
-from bpe_course.classroom.checks import shipped
+from bpe_course.classroom.checking import runner
+from bpe_course.classroom.worksheets import CHECKERS
+from bpe_course.classroom.checking.checks import shipped
 from test_checks import fails_with, worksheet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ def unlocked(request, monkeypatch):
     (tested in test_checks and test_grading_attacks) would stop them before their mistake.
     Tests marked `locked` keep it: they are about the lock's own messages."""
     if request.node.get_closest_marker("locked") is None:
-        from bpe_course.classroom import offlimits
+        from bpe_course.classroom.checking import offlimits
         monkeypatch.setattr(offlimits, "locked", lambda *a, **k: contextlib.nullcontext())
 
 
@@ -53,11 +53,12 @@ def kept(name, target, seeds=SEEDS):
     rest, each side weighted by the cases' weights.
     """
     import json
-    from bpe_course.classroom import grading, offlimits
-    from bpe_course.classroom.cases import WORKSHEETS, groups_for
-    from bpe_course.classroom.checks import CHECKING, naive_seconds
+    from bpe_course.classroom.checking import offlimits
+    from bpe_course.classroom.grading import scoring
+    from bpe_course.classroom.worksheets import WORKSHEETS, groups_for
+    from bpe_course.classroom.checking.checks import CHECKING, naive_seconds
     checker = CHECKERS[name]
-    points = next(p[name] for p in WORKSHEETS.values() if name in p)
+    points = next(s.points[name] for s in WORKSHEETS.values() if name in s.points)
     allowed, denied = checker.off_limits()
     through_json = lambda x: json.loads(json.dumps(runner.to_plain(x)))
     shares = []
@@ -71,7 +72,7 @@ def kept(name, target, seeds=SEEDS):
                 entry["answers"].append([through_json(answer) for answer, _ in runner.run_group(
                     checker.target, target, group, 30.0,
                     extra={"naive_seconds": naive_seconds}, setups=setups)])
-        shares.append(grading.score_exercise(name, points, entry, "", seed)["score"] / points)
+        shares.append(scoring.score_exercise(name, points, entry, "", seed)["score"] / points)
     return shares
 
 
@@ -203,7 +204,7 @@ def test_encode_bytes_going_through_the_merges_once_is_caught():
 
 
 def test_encode_bytes_from_characters_is_caught():
-    from bpe_course.classroom.references import encode_bytes as right
+    from bpe_course.classroom.checking.references import encode_bytes as right
 
     def encode_bytes(text, merges):
         return right(text, merges) if text.isascii() else [c.encode() for c in text]
@@ -468,13 +469,13 @@ def test_special_ids_at_the_end_of_vocab_size_are_caught(ws):
 
 
 def test_merge_words_that_leaves_stats_alone_is_caught():
-    from bpe_course.classroom.references import merge_words as right
+    from bpe_course.classroom.checking.references import merge_words as right
     fails_with(checks.merge_words(lambda words, stats, pair: right(words, dict(stats), pair)),
                "expected: (15, 5)", "got:      (None, None)", "Update `stats` in place")
 
 
 def test_merge_words_that_keeps_zero_counts_is_caught():
-    from bpe_course.classroom.references import merge_words as right
+    from bpe_course.classroom.checking.references import merge_words as right
 
     def merge_words(words, stats, pair):
         before = set(stats)

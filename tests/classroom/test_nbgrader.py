@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_course.classroom.cases import WORKSHEETS
-from bpe_course.classroom.course import badge
+from bpe_course.classroom.worksheets import WORKSHEETS
+from bpe_course.classroom.authoring.course import badge
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the dev extra: pip install -e '.[dev]'")
 
@@ -73,9 +73,9 @@ def test_nbgrader_autograde_gives_solutions_full_marks_and_exercises_zero(course
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         alice = gradebook.find_submission(ASSIGNMENT, "alice")
         bob = gradebook.find_submission(ASSIGNMENT, "bob")
-        total = sum(sum(points.values()) for points in WORKSHEETS.values())
+        total = sum(sum(sheet.points.values()) for sheet in WORKSHEETS.values())
         assert alice.max_score == total
         assert alice.score == total
         assert bob.score == 0
         for notebook in alice.notebooks:
-            assert notebook.score == sum(WORKSHEETS[notebook.name].values()), notebook.name
+            assert notebook.score == sum(WORKSHEETS[notebook.name].points.values()), notebook.name

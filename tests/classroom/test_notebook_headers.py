@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_course.classroom.course import REPO, badge, setup_source
+from bpe_course.classroom.authoring.course import REPO, badge, setup_source
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")

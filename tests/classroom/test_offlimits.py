@@ -9,8 +9,9 @@ import warnings
 
 import pytest
 
-from bpe_course import spm_model, streaming
-from bpe_course.classroom import offlimits
+from bpe_course import streaming
+from bpe_course.sentencepiece import model_file as spm_model
+from bpe_course.classroom.checking import offlimits
 
 
 @pytest.fixture

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .common import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, REGEX, TOKENIZER, Case,
-                     Checker, course_ref, Group, prose)
+                     Checker, Group, Worksheet, course_ref, prose)
 from .ws02 import MERGES_HINT, ORDER_HINT, tokenizer_groups
+
 
 def chunked_stats_groups() -> list[Group]:
     across = ("Pairs never cross chunks: in [[1, 2], [3, 4]] the pair (2, 3) does not "
@@ -79,25 +80,7 @@ def regex_tokenizer_groups() -> list[Group]:
     ]
 
 
-WORKSHEET = "04_regex_tokenizer"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"chunked_stats": 1, "regex_tokenizer": 3}
-
-CHECKERS = [
-        Checker("chunked_stats", "chunked_stats", "function", course_ref(REF + "chunked_stats"),
-            chunked_stats_groups),
-        Checker("regex_tokenizer", "RegexTokenizer", "class", course_ref(REGEX),
-            regex_tokenizer_groups, own=("__init__", "train", "encode"),
-            allowed_bases=(TOKENIZER,)),
-]
-
-
-# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
-HELPERS = {"chunked_stats": ("bpe_course.pairs.get_stats",),
-           "regex_tokenizer": ("bpe_course.pairs",)}
-
-
-# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+# -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _chunked_stats_hidden(rng):
     from .common import random_ids, unchanged
@@ -133,4 +116,17 @@ def _regex_tokenizer_hidden(rng):
     return groups
 
 
-HIDDEN = {"chunked_stats": _chunked_stats_hidden, "regex_tokenizer": _regex_tokenizer_hidden}
+WORKSHEET = Worksheet(
+    "04_regex_tokenizer",
+    points={"chunked_stats": 1, "regex_tokenizer": 3},
+    checkers=[
+        Checker("chunked_stats", "chunked_stats", "function", course_ref(REF + "chunked_stats"),
+                chunked_stats_groups),
+        Checker("regex_tokenizer", "RegexTokenizer", "class", course_ref(REGEX),
+                regex_tokenizer_groups, own=("__init__", "train", "encode"),
+                allowed_bases=(TOKENIZER,)),
+    ],
+    helpers={"chunked_stats": ("bpe_course.pairs.get_stats",),
+             "regex_tokenizer": ("bpe_course.pairs",)},
+    hidden={"chunked_stats": _chunked_stats_hidden, "regex_tokenizer": _regex_tokenizer_hidden},
+)

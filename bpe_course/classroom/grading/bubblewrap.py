@@ -1,7 +1,8 @@
-"""The sandbox each learner's notebook runs in: bubblewrap (`bwrap`), on Linux.
+"""The sandbox each learner's notebook runs in: bubblewrap's (`bwrap`) command line, on Linux.
 
-A notebook is an attacker's code as far as the grader knows. `command`
-builds a `bwrap` command line that gives it
+This module runs in the grader's process, outside the sandbox; what runs
+inside is `inside_sandbox`. A notebook is an attacker's code as far as the
+grader knows. `command` builds a `bwrap` command line that gives it
 
 - a read-only view of the system's programs and libraries, of Python and
   its installed packages, and a private copy of the `bpe_course` package
@@ -10,7 +11,7 @@ builds a `bwrap` command line that gives it
 - its own scratch folder (`/home/learner`), a fresh `/tmp` and `/dev/shm`, and
   the job file the grader wrote, read-only, in `/job`. Those three folders
   are the only places it can write, and they are folders on the grader's
-  disk (the grader counts what they hold, see `kernel`): everything bubblewrap
+  disk (the grader counts what they hold, see `watch`): everything bubblewrap
   builds in memory (the root, `/dev`, `/opt/course`, the hidden folders) is
   made read-only, so no file written there can eat the machine's memory
   behind the notebook's memory limit;
@@ -59,8 +60,9 @@ USER = ["--unshare-user", "--uid", "1000", "--gid", "1000"]
 UNSHARE_AS_ROOT = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                    "--unshare-cgroup-try"]
 DROP_TO = (65534, 65534)
+DRIVER = "bpe_course.classroom.grading.inside_sandbox"     # the module that runs inside
 BOOT = ("import sys; sys.path[:0] = [{path!r}]; "
-        "from bpe_course.classroom.sandboxed import main; main(sys.argv[1])")
+        f"from {DRIVER} import main; main(sys.argv[1])")
 DROP = ("import os; os.setgroups([]); os.setresgid({gid}, {gid}, {gid}); "
         "os.setresuid({uid}, {uid}, {uid}); ")
 # The only variables bwrap itself is started with: the grader's own environment (tokens,
@@ -102,7 +104,7 @@ def as_root() -> bool:
 
 def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
             package: Path | None = None) -> list[str]:
-    """The bwrap command line that runs `sandboxed.main` on `job_dir/job.json`, with
+    """The bwrap command line that runs `inside_sandbox.main` on `job_dir/job.json`, with
     `package` (a copy of the package, see `copy_package`) as its `bpe_course`, and
     `temp/tmp` and `temp/shm` (writable folders, see `writable_folders`) as its `/tmp` and
     `/dev/shm`. Start it with `env=BWRAP_ENV`."""

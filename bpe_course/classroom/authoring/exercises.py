@@ -15,8 +15,9 @@ and one thing nbgrader does not: the Colab badge points at the exercise.
     python -m bpe_course exercises --check    # exit 1 if exercises/ is stale
 
 Before writing, every solution is checked (`problems`): regions must be
-marked, closed and inside solution cells, and each exercise of
-`cases.WORKSHEETS` must have its check cell with the right points.
+marked, closed and inside solution cells, and each exercise of the
+worksheet's record (`worksheets.WORKSHEETS`) must have its check cell with
+the right points.
 
 >>> print(clear_solutions("def f():\\n    ### BEGIN SOLUTION\\n    return 1\\n    ### END SOLUTION"))
 def f():
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import nbformat
 
-from .cases import CHECKERS, WORKSHEETS
+from ..worksheets import CHECKERS, WORKSHEETS
 from .course import badge
 
 BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
@@ -97,9 +98,9 @@ def problems(nb, name: str) -> list[str]:
     for grade_id in sorted({i for i in ids if ids.count(i) > 1}):
         found.append(f"grade_id {grade_id!r} is used by more than one cell")
     if name not in WORKSHEETS:
-        return found + [f"{name} is not a worksheet of cases.WORKSHEETS"]
+        return found + [f"{name} is not a worksheet of worksheets.WORKSHEETS"]
     checks = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells if nbgrader_meta(c).get("grade")}
-    for exercise, points in WORKSHEETS[name].items():
+    for exercise, points in WORKSHEETS[name].points.items():
         cell = checks.pop(exercise, None)
         # The check cell imports its checker itself: rebinding `checks` earlier cannot defeat
         # it in nbgrader (tools/check_cells.py writes this form).

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .common import (EOT, GPT2_SPLIT_PATTERN, REGEX, TOKENIZER, calls, Case, Checker,
-                     course_ref, Group, prose)
+from .common import (EOT, GPT2_SPLIT_PATTERN, REGEX, TOKENIZER, Case, Checker, Group,
+                     Worksheet, calls, course_ref, prose)
 
 FIM = "<|fim_prefix|>"
 
@@ -119,30 +119,11 @@ def save_load_groups() -> list[Group]:
     ]
 
 
-WORKSHEET = "05_special_tokens"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"split_special": 1, "special_tokens": 2, "save_load": 2}
-
-CHECKERS = [
-        Checker("split_special", "split_special", "function",
-            course_ref("bpe_course.special.split_special"), split_special_groups),
-        Checker("special_tokens", "SpecialTokenizer", "class", course_ref(REGEX),
-            special_tokens_groups, own=("register_special_tokens", "encode"),
-            allowed_bases=(REGEX, TOKENIZER), blocked=("register_special_tokens", "encode")),
-        Checker("save_load", "SpecialTokenizer", "class", course_ref(REGEX), save_load_groups,
-            own=("save", "load"), allowed_bases=(REGEX, TOKENIZER), blocked=("save", "load")),
-]
-
-
-# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
-# The tokenizers build on the course's RegexTokenizer (without its own encode, special
-# tokens and files); reading or writing the course's model files is off limits.
+# The course code under the course's RegexTokenizer, which the tokenizers build on.
 _BASE = ("bpe_course.pairs", "bpe_course.base", "bpe_course.pretokenize")
-HELPERS = {"special_tokens": _BASE, "save_load": _BASE}
-FORBIDDEN = {"special_tokens": (REGEX + ".from_merges",), "save_load": (REGEX + ".from_merges",)}
 
 
-# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+# -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _special_text(rng, tokens) -> str:
     from .common import random_texts
@@ -213,5 +194,22 @@ def _save_load_hidden(rng):
     return groups
 
 
-HIDDEN = {"split_special": _split_special_hidden, "special_tokens": _special_tokens_hidden,
-          "save_load": _save_load_hidden}
+WORKSHEET = Worksheet(
+    "05_special_tokens",
+    points={"split_special": 1, "special_tokens": 2, "save_load": 2},
+    checkers=[
+        Checker("split_special", "split_special", "function",
+                course_ref("bpe_course.special.split_special"), split_special_groups),
+        Checker("special_tokens", "SpecialTokenizer", "class", course_ref(REGEX),
+                special_tokens_groups, own=("register_special_tokens", "encode"),
+                allowed_bases=(REGEX, TOKENIZER)),
+        Checker("save_load", "SpecialTokenizer", "class", course_ref(REGEX), save_load_groups,
+                own=("save", "load"), allowed_bases=(REGEX, TOKENIZER)),
+    ],
+    # The tokenizers build on the course's RegexTokenizer (without its own encode, special
+    # tokens and files); reading or writing the course's model files is off limits.
+    helpers={"special_tokens": _BASE, "save_load": _BASE},
+    forbidden={"special_tokens": (REGEX + ".from_merges",), "save_load": (REGEX + ".from_merges",)},
+    hidden={"split_special": _split_special_hidden, "special_tokens": _special_tokens_hidden,
+            "save_load": _save_load_hidden},
+)

@@ -21,11 +21,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import sandbox
+from ..checking.checks import shipped
+from ..checking.runner import to_plain
+from ..worksheets import CHECKERS, WORKSHEETS, groups_for
+from . import bubblewrap
 from .watch import watch
-from .cases import CHECKERS, WORKSHEETS
-from .checks import shipped
-from .runner import to_plain
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers.json the grader reads at most
 MAX_ERRORS = 20
@@ -42,9 +42,8 @@ def is_check_cell(cell) -> bool:
 def probe_request(name: str, seed: int, time_limit: float) -> dict:
     """What the probe needs: for each exercise, the learner's name, the helpers it may use
     and every case (hidden ones drawn with `seed`)."""
-    from .cases import groups_for
     exercises = []
-    for exercise in WORKSHEETS[name]:
+    for exercise in WORKSHEETS[name].points:
         checker = CHECKERS[exercise]
         groups = [dict(shipped(g), env={k: to_plain(v) for k, v in g.env.items()})
                   for g in groups_for(checker, seed)]
@@ -82,7 +81,7 @@ def process_limit() -> int | None:
     `PROCESSES`, so that a notebook that forks without end stops there instead of taking
     the machine. The kernel counts per user (every sandbox of one grader shares the count)
     and exempts root, which is why a grader run as root runs notebooks as nobody."""
-    uid = sandbox.DROP_TO[0] if sandbox.as_root() else os.getuid()
+    uid = bubblewrap.DROP_TO[0] if bubblewrap.as_root() else os.getuid()
     if uid == 0 or not os.path.isdir("/proc/self/task"):
         return None
     count = 0
@@ -109,13 +108,12 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
                  case_timeout: float, use_sandbox: bool = True) -> tuple[str | None, dict]:
     """Run the notebook and the probe, once per group of exercises that may use the same
     course helpers (`by_helpers`); (error or None, the answers that came back)."""
-    from .cases import naive_timings
     request = probe_request(name, seed, case_timeout)
     errors: list[str] = []
     answers: dict = {}
     for exercises in by_helpers(request["exercises"]):
         data = job(nb, dict(request, exercises=exercises), cell_timeout, total_timeout,
-                   naive_timings(name) if has_speed_case(exercises) else [])
+                   WORKSHEETS[name].naive_timings() if has_speed_case(exercises) else [])
         lines, got = run_job(data, total_timeout, use_sandbox)
         errors += [line for line in lines if line not in errors]
         # Only what this run checked: a notebook cannot answer for another run's exercises.
@@ -135,26 +133,26 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool) -> tuple[list[s
         job_dir, scratch, temp = Path(work) / "job", Path(work) / "scratch", Path(work) / "temp"
         job_dir.mkdir()
         scratch.mkdir()
-        writable = [scratch, *sandbox.writable_folders(temp)]
-        inside_scratch = sandbox.HOME if use_sandbox else str(scratch)
+        writable = [scratch, *bubblewrap.writable_folders(temp)]
+        inside_scratch = bubblewrap.HOME if use_sandbox else str(scratch)
         data.update(out=f"{inside_scratch}/.answers.json", status=f"{inside_scratch}/.status.json")
         if use_sandbox:
             scratch.chmod(0o777)
-            package = sandbox.copy_package(Path(work) / "course" / "bpe_course")
+            package = bubblewrap.copy_package(Path(work) / "course" / "bpe_course")
             for folder in [package.parent, package, *package.rglob("*")]:
                 folder.chmod(0o777 if folder.is_dir() else 0o666)
             writable.append(package.parent)     # writable, so that the driver can delete it
-            data["forget_sources"] = f"{sandbox.COURSE}/bpe_course"
-            argv = sandbox.command(job_dir, scratch, temp, user=sandbox.user_namespace(),
-                                   package=package)
+            data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
+            argv = bubblewrap.command(job_dir, scratch, temp, user=bubblewrap.user_namespace(),
+                                      package=package)
             cwd = None
         else:
-            argv, cwd = sandbox.plain_command(job_dir / "job.json"), scratch
+            argv, cwd = bubblewrap.plain_command(job_dir / "job.json"), scratch
         (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
         errors = []
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
-                                   env=sandbox.BWRAP_ENV if use_sandbox else None)
+                                   env=bubblewrap.BWRAP_ENV if use_sandbox else None)
         try:
             errors += watch(process, writable, total_timeout, lambda: _where(scratch))
         finally:

@@ -16,9 +16,9 @@ import sys
 import textwrap
 from dataclasses import dataclass
 
+from ..worksheets import Case, Checker, Group
+from ..worksheets.common import escaped
 from . import runner
-from .cases import Case, Checker, Group
-from .cases.common import escaped
 from .runner import Opaque, Raised, from_plain, to_plain
 
 

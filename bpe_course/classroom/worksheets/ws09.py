@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .common import HARD_TEXTS, REF, Case, Checker, Group, calls, course_ref, random_texts
+from .common import (HARD_TEXTS, REF, Case, Checker, Group, Worksheet, calls, course_ref,
+                     random_texts)
 
 MISTRAL = ("from bpe_course.sentencepiece.model_file import read_model\n"
            "from bpe_course.sentencepiece.tokenizer import mistral_model_bytes\n"
@@ -61,25 +62,11 @@ def spm_encode_groups() -> list[Group]:
     ]
 
 
-WORKSHEET = "09_sentencepiece"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"spm_normalize": 1, "spm_encode": 4}
-
-CHECKERS = [
-    Checker("spm_normalize", "spm_normalize", "function", course_ref(REF + "spm_normalize"),
-            spm_normalize_groups),
-    Checker("spm_encode", "spm_encode", "function", course_ref(REF + "spm_encode"),
-            spm_encode_groups),
-]
-
-
-# Course code each answer may use while it is checked (see `offlimits`): reading the model
 # file is given; the encoder is the exercise.
-HELPERS = {"spm_encode": ("bpe_course.sentencepiece.model_file", "bpe_course.sentencepiece.tokenizer.mistral_model_bytes",
-                          "bpe_course.sentencepiece.trainer")}   # a trainer only: it has no encoder
+   # a trainer only: it has no encoder
 
 
-# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+# -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _spm_encode_hidden(rng):
     """Pages of real text (prose, code, many scripts) and short random texts, in Mistral's
@@ -98,4 +85,18 @@ def _spm_encode_hidden(rng):
     return groups
 
 
-HIDDEN = {"spm_encode": _spm_encode_hidden}
+WORKSHEET = Worksheet(
+    "09_sentencepiece",
+    points={"spm_normalize": 1, "spm_encode": 4},
+    checkers=[
+        Checker("spm_normalize", "spm_normalize", "function", course_ref(REF + "spm_normalize"),
+                spm_normalize_groups),
+        Checker("spm_encode", "spm_encode", "function", course_ref(REF + "spm_encode"),
+                spm_encode_groups),
+    ],
+    # Reading the model file is given; the encoder is the exercise (the trainer has none).
+    helpers={"spm_encode": ("bpe_course.sentencepiece.model_file",
+                            "bpe_course.sentencepiece.tokenizer.mistral_model_bytes",
+                            "bpe_course.sentencepiece.trainer")},
+    hidden={"spm_encode": _spm_encode_hidden},
+)

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import regex
 
-from ..text import fix_surrogates
-from ..pairs import best_pair, get_stats, merge
-from ..patterns import GPT4_SPLIT_PATTERN
-from ..special import split_special
+from ...text import fix_surrogates
+from ...pairs import best_pair, get_stats, merge
+from ...patterns import GPT4_SPLIT_PATTERN
+from ...special import split_special
 
 
 def utf8_list(text: str) -> list[int]:
@@ -136,7 +136,7 @@ def naive_train_bpe(text: str, vocab_size: int, special_tokens=(),
 
 def tokens_per_byte(text: str, encoding: str) -> float:
     """Worksheet 08: tokens of `text` under `encoding` per UTF-8 byte (0.0 for no text)."""
-    from ..openai.encodings import get_encoding
+    from ...openai.encodings import get_encoding
     size = len(text.encode("utf-8"))
     return len(get_encoding(encoding).encode_ordinary(text)) / size if size else 0.0
 
@@ -156,7 +156,7 @@ class TiktokenReference:
     """tiktoken itself, behind the interface of the course's tokenizers."""
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        from ..openai.encodings import get_encoding
+        from ...openai.encodings import get_encoding
         self.enc = get_encoding(encoding)
 
     def encode(self, text: str, allowed_special="none_raise") -> list[int]:
@@ -182,7 +182,7 @@ def spm_normalize(text: str, add_dummy_prefix: bool = True) -> str:
 
 def spm_encode(model, text: str) -> list[int]:
     """The ids of `text` under a SentencePiece BPE `model` (an `SpmModel`), as the library gives."""
-    from ..sentencepiece.tokenizer import SentencePieceBPE
+    from ...sentencepiece.tokenizer import SentencePieceBPE
     cached = _SPM_CACHE.get(id(model))
     if cached is None or cached[0] is not model:
         cached = _SPM_CACHE[id(model)] = (model, SentencePieceBPE(model))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .common import (EOT, HARD_TEXTS, REF, REGEX, TOKENIZER, Case, Checker, code,
-                     course_ref, Group, prose, random_texts)
+from .common import (EOT, HARD_TEXTS, REF, REGEX, TOKENIZER, Case, Checker, Group, Worksheet,
+                     code, course_ref, prose, random_texts)
+
 
 def first_ranks(encoding: str, n: int) -> tuple[dict, str]:
     from ...openai.encodings import load_ranks
@@ -115,27 +116,7 @@ def gpt4_tokenizer_groups() -> list[Group]:
     ]
 
 
-WORKSHEET = "06_gpt4_tokenizer"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"recover_merges": 2, "gpt4_tokenizer": 3}
-
-CHECKERS = [
-        Checker("recover_merges", "recover_merges", "function",
-            course_ref("bpe_course.openai.tokenizer.recover_merges"), recover_merges_groups),
-        Checker("gpt4_tokenizer", "GPT4Tokenizer", "class", course_ref(REF + "TiktokenReference"),
-            gpt4_tokenizer_groups, own=("__init__",), allowed_bases=(REGEX, TOKENIZER)),
-]
-
-
-# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
-HELPERS = {"recover_merges": ("bpe_course.openai.encodings",),   # the big case loads its input ranks
-           "gpt4_tokenizer": ("bpe_course.pairs", "bpe_course.base", "bpe_course.special",
-                              "bpe_course.pretokenize",
-                              "bpe_course.openai.encodings")}
-FORBIDDEN = {"gpt4_tokenizer": ("bpe_course.openai.encodings.get_encoding",)}
-
-
-# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+# -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _recover_merges_hidden(rng):
     from .common import unchanged
@@ -173,4 +154,19 @@ def _gpt4_hidden(rng):
     return groups
 
 
-HIDDEN = {"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden}
+WORKSHEET = Worksheet(
+    "06_gpt4_tokenizer",
+    points={"recover_merges": 2, "gpt4_tokenizer": 3},
+    checkers=[
+        Checker("recover_merges", "recover_merges", "function",
+                course_ref("bpe_course.openai.tokenizer.recover_merges"), recover_merges_groups),
+        Checker("gpt4_tokenizer", "GPT4Tokenizer", "class",
+                course_ref(REF + "TiktokenReference"), gpt4_tokenizer_groups, own=("__init__",),
+                allowed_bases=(REGEX, TOKENIZER)),
+    ],
+    helpers={"recover_merges": ("bpe_course.openai.encodings",),   # the big case loads its ranks
+             "gpt4_tokenizer": ("bpe_course.pairs", "bpe_course.base", "bpe_course.special",
+                                "bpe_course.pretokenize", "bpe_course.openai.encodings")},
+    forbidden={"gpt4_tokenizer": ("bpe_course.openai.encodings.get_encoding",)},
+    hidden={"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden},
+)

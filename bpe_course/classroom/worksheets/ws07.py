@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .common import GPT2_SPLIT_PATTERN, REF, Case, Checker, code, course_ref, Group, prose
+from .common import (GPT2_SPLIT_PATTERN, REF, Case, Checker, Group, Worksheet, code, course_ref,
+                     prose)
 
 FAST_HINT = ("Count each distinct pre-token once, with how often it occurs; keep the pair "
              "counts from one merge to the next and, after a merge, update only the "
@@ -141,31 +142,13 @@ def train_bpe_groups() -> list[Group]:
     ]
 
 
-WORKSHEET = "07_fast_training"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"count_pretokens": 1, "merge_words": 2, "train_bpe": 4}
-
-CHECKERS = [
-        Checker("count_pretokens", "count_pretokens", "function",
-            course_ref(REF + "count_pretokens"), count_pretokens_groups),
-        Checker("merge_words", "merge_words", "function", course_ref(REF + "merge_words"),
-            merge_words_groups),
-        Checker("train_bpe", "train_bpe", "function", course_ref(REF + "naive_train_bpe"),
-            train_bpe_groups),
-]
-
-
-# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
-HELPERS = {"count_pretokens": ("bpe_course.special",),
-           "train_bpe": ("bpe_course.special",),
-           # a case builds its input words with the course's count_pretokens
-           "merge_words": ("bpe_course.pretokenize", "bpe_course.special")}
-# The speed case compares with the course's naive trainer, timed before the learner's code runs.
-def naive_timings() -> list:
+def naive_timings() -> list[tuple[str, int]]:
+    """The speed case's input: the grader's driver times the course's naive trainer on it
+    before any of the learner's code runs."""
     return [(prose(*SPEED_TEXT)[0], SPEED_VOCAB)]
 
 
-# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+# -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _count_pretokens_hidden(rng):
     from .common import random_prose, random_texts, unchanged
@@ -196,4 +179,21 @@ def _train_bpe_hidden(rng):
     return groups
 
 
-HIDDEN = {"count_pretokens": _count_pretokens_hidden, "train_bpe": _train_bpe_hidden}
+WORKSHEET = Worksheet(
+    "07_fast_training",
+    points={"count_pretokens": 1, "merge_words": 2, "train_bpe": 4},
+    checkers=[
+        Checker("count_pretokens", "count_pretokens", "function",
+                course_ref(REF + "count_pretokens"), count_pretokens_groups),
+        Checker("merge_words", "merge_words", "function", course_ref(REF + "merge_words"),
+                merge_words_groups),
+        Checker("train_bpe", "train_bpe", "function", course_ref(REF + "naive_train_bpe"),
+                train_bpe_groups),
+    ],
+    helpers={"count_pretokens": ("bpe_course.special",),
+             "train_bpe": ("bpe_course.special",),
+             # a case builds its input words with the course's count_pretokens
+             "merge_words": ("bpe_course.pretokenize", "bpe_course.special")},
+    hidden={"count_pretokens": _count_pretokens_hidden, "train_bpe": _train_bpe_hidden},
+    naive_timings=naive_timings,
+)

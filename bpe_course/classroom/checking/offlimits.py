@@ -19,14 +19,15 @@ What no lock inside the learner's own process can stop is code copied from
 the course's source text (by hand, or by reading the installed file): that
 is copying, for the instructor to see when reading the work.
 
-Standard library only: the grader's sandboxed driver uses it too.
+Standard library only: the grader's driver inside the sandbox
+(`grading.inside_sandbox`) uses it too.
 
 >>> from bpe_course import pairs
 >>> apply(["bpe_course.pairs.best_pair"])
 >>> pairs.merge([1, 2], (1, 2), 256)
 Traceback (most recent call last):
     ...
-bpe_course.classroom.offlimits.OffLimits: the course's bpe_course.pairs.merge is off limits here: ...
+bpe_course.classroom.checking.offlimits.OffLimits: the course's bpe_course.pairs.merge is off limits here: ...
 >>> apply(None)
 >>> pairs.merge([1, 2], (1, 2), 256)
 [256]
@@ -43,16 +44,17 @@ import types
 PACKAGE = "bpe_course"
 # Machinery that must keep working while a lock holds: it runs the learner's code and
 # never computes an answer (the grader compares answers in its own process).
-MACHINERY = ("bpe_course.classroom.offlimits", "bpe_course.classroom.runner",
-             "bpe_course.classroom.plain",
-             "bpe_course.classroom.sandboxed", "bpe_course.__getattr__")
+MACHINERY = ("bpe_course.classroom.checking.offlimits", "bpe_course.classroom.checking.runner",
+             "bpe_course.classroom.checking.plain", "bpe_course.classroom.grading.inside_sandbox",
+             "bpe_course.__getattr__")
 
-# Not loaded by `load_all` (so refused under a lock): the command line, and the
-# instructor's tools, which read notebooks with nbformat (seconds to import).
-SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.cli",
-        "bpe_course.classroom.exercises", "bpe_course.classroom.grading", "bpe_course.classroom.kernel",
-        "bpe_course.classroom.sandbox", "bpe_course.classroom.report",
-        "bpe_course.classroom.watch")
+# Not loaded by `load_all` (so refused under a lock): the command line, the instructor's
+# tools, which read notebooks with nbformat (seconds to import), the grader's side outside
+# the sandbox, and what the sandbox puts in place of tiktoken (never imported outside it).
+SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.classroom.authoring.exercises",
+        "bpe_course.classroom.grading.command", "bpe_course.classroom.grading.run_notebook",
+        "bpe_course.classroom.grading.bubblewrap", "bpe_course.classroom.grading.report",
+        "bpe_course.classroom.grading.watch", "bpe_course.classroom.grading.sandbox_shims")
 _ORIGINAL: dict = {}          # function -> its own code object
 _STUBS: dict = {}             # (free variables, kind, message) -> stub code
 _CACHES: dict = {}            # function -> its functools cache (emptied when it is locked)
@@ -129,7 +131,7 @@ def load_all() -> None:
     """Import every module of the course, so that none is loaded fresh under a lock."""
     package = importlib.import_module(PACKAGE)
     for info in pkgutil.walk_packages(package.__path__, PACKAGE + "."):
-        if info.name in SKIP or info.name.startswith(PACKAGE + ".classroom.sandbox_shims"):
+        if _matches(info.name, SKIP):
             continue
         importlib.import_module(info.name)
 

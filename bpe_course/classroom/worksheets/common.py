@@ -1,10 +1,13 @@
-"""What a checker is made of: cases, groups of cases, and inputs they share.
+"""What a worksheet is made of: exercises, the cases behind each checker, and what they share.
 
-A `Checker` names the learner's function or class as the worksheet names it,
-the course's own version of it (the *reference*, which gives the expected
-answers), and groups of cases, edge cases first. A case is a line of Python
-run with the learner's object bound to that name (see `runner`), so the failing
-case a learner is shown is also code they can paste and run.
+A `Worksheet` is one notebook's record: its exercises and their points, a
+`Checker` for each, the course code each answer may use, and the hidden
+cases the grader draws. A `Checker` names the learner's function or class
+as the worksheet names it, the course's own version of it (the *reference*,
+which gives the expected answers), and groups of cases, edge cases first. A
+case is a line of Python run with the learner's object bound to that name
+(see `checking.runner`), so the failing case a learner is shown is also code
+they can paste and run.
 
 Groups marked `hidden` are not run by the worksheets' check cells, only by
 the grader, so a solution cannot be fitted to the cases a learner has seen.
@@ -12,6 +15,7 @@ the grader, so a solution cannot be fitted to the cases a learner has seen.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 from typing import Callable
@@ -25,7 +29,7 @@ ALWAYS = ("bpe_course.corpora", "bpe_course.patterns", "bpe_course.viz",
           "bpe_course.text.fix_surrogates")
 COMPUTE = "compute"   # a case's expected answer comes from running the reference
 # The weight of a case on real text (a page of prose or code, a tokenizer trained on one):
-# the grader counts it as this many small cases (see `grading.score_exercise`).
+# the grader counts it as this many small cases (see `grading.scoring.score_exercise`).
 REAL = 20
 
 
@@ -57,16 +61,16 @@ class Checker:
     target: str                    # the learner's function or class, as named in the worksheet
     kind: str                      # "function" or "class"
     reference: Callable[[], object]
-    groups: Callable[[], list[Group]]
+    groups: Callable[[], list[Group]]   # built once, on first use (some read corpora)
     own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
     allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
-    blocked: tuple[str, ...] = ()  # the course's own versions of these refuse to run in the cases
-    # Course code the learner's answer may use (dotted names: a module, class, function or
-    # method); everything else of the course is off limits while it runs (`offlimits`).
-    helpers: tuple[str, ...] = ()
-    forbidden: tuple[str, ...] = ()       # off limits even inside an allowed helper or base
-    # Hidden groups drawn afresh for each grading run: rng -> groups (see `groups_for`).
-    hidden: Callable[[random.Random], list[Group]] | None = None
+    # Set from the checker's `Worksheet` (its `helpers`, `forbidden` and `hidden`):
+    helpers: tuple[str, ...] = field(default=(), init=False)
+    forbidden: tuple[str, ...] = field(default=(), init=False)
+    hidden: Callable[[random.Random], list[Group]] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.groups = functools.lru_cache(maxsize=None)(self.groups)
 
     def off_limits(self) -> tuple[list[str], list[str]]:
         """(allowed, denied) for `offlimits.apply`: the helpers, the allowed base classes
@@ -75,6 +79,58 @@ class Checker:
         denied = [f"{base}.{method}" for base in self.allowed_bases for method in self.own
                   if method != "__init__"] + list(self.forbidden)
         return allowed, denied
+
+
+@dataclass
+class Worksheet:
+    """One worksheet, as the checkers, the grader and the exercise generator know it.
+
+    - `name`: the notebook's, `solutions/NAME.ipynb` and `exercises/NAME.ipynb`;
+    - `points`: each exercise's points, in the worksheet's order; an exercise is named
+      by its checker (also its check cell's nbgrader `grade_id`);
+    - `checkers`: one per exercise, with the cases the worksheet shows and fixed hidden ones;
+    - `helpers`: by exercise, the course code its answer may use while it is checked
+      (dotted names: a module, class, function or method); everything else of the course
+      is off limits (`checking.offlimits`), and `forbidden` names are, even inside a helper;
+    - `hidden`: by exercise, the hidden cases drawn afresh for each grading run,
+      `rng -> groups` (see `groups_for`);
+    - `naive_timings`: the (text, vocab size) on which the grader's driver times the
+      course's naive trainer before any learner code runs, for a speed case.
+
+    Each checker gets its helpers, forbidden names and hidden cases from here.
+
+    >>> sheet = Worksheet("00_demo", {"f": 1}, [Checker("f", "f", "function", list, list)],
+    ...                   helpers={"f": ("bpe_course.pairs",)})
+    >>> sheet.checkers[0].helpers
+    ('bpe_course.pairs',)
+    >>> Worksheet("00_demo", {"g": 1}, [Checker("f", "f", "function", list, list)])
+    Traceback (most recent call last):
+        ...
+    ValueError: worksheet 00_demo: points must name its checkers ['f'] in order, not ['g']
+    """
+    name: str
+    points: dict[str, int]
+    checkers: list[Checker]
+    helpers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    forbidden: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    hidden: dict[str, Callable[[random.Random], list[Group]]] = field(default_factory=dict)
+    naive_timings: Callable[[], list[tuple[str, int]]] = list
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.checkers]
+        if list(self.points) != names:
+            raise ValueError(f"worksheet {self.name}: points must name its checkers {names} "
+                             f"in order, not {list(self.points)}")
+        for what, table in (("helpers", self.helpers), ("forbidden", self.forbidden),
+                            ("hidden", self.hidden)):
+            unknown = sorted(set(table) - set(names))
+            if unknown:
+                raise ValueError(f"worksheet {self.name}: {what} names {unknown}, which are "
+                                 f"not among its checkers {names}")
+        for checker in self.checkers:
+            checker.helpers = tuple(self.helpers.get(checker.name, ()))
+            checker.forbidden = tuple(self.forbidden.get(checker.name, ()))
+            checker.hidden = self.hidden.get(checker.name)
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -146,7 +202,7 @@ def course_ref(path: str):
     return load
 
 
-REF = "bpe_course.classroom.references."   # the references of checkers that are not story functions
+REF = "bpe_course.classroom.checking.references."   # the references of checkers that are not story functions
 TOKENIZER = "bpe_course.base.Tokenizer"
 REGEX = "bpe_course.regex_tokenizer.RegexTokenizer"
 

@@ -1,20 +1,20 @@
-"""The grader's side inside the sandbox: run one notebook, then probe its answers.
+"""The grader's driver inside the sandbox: run one notebook, then probe its answers.
 
 `python -m bpe_course grade` starts this module, alone, in a fresh Python
-process inside the sandbox (see `sandbox`), with a job file written by the
-grader: the notebook's code cells (check cells already left out), the cases
+process inside the sandbox (see `bubblewrap`), with a job file written by the
+grader (see `run_notebook`): the notebook's code cells (check cells already left out), the cases
 to run, and which course helpers each exercise may use. It
 
 1. imports everything it needs, and the whole course, before any of the
    learner's code runs (so nothing the learner writes is imported in its
    place), and times the course's naive trainer if a case compares speeds;
-2. locks the course's code (`offlimits`) except the helpers that the exercises
+2. locks the course's code (`checking.offlimits`) except the helpers that the exercises
    of this run may use (the grader gives exercises with other helpers a run of
    their own), so that no cell can compute the course's answers;
 3. runs the cells in an IPython shell, as a kernel would, each with a time
    limit (an interrupt, as Jupyter's stop button), their output discarded;
 4. for each exercise, narrows the lock to that exercise's helpers and runs
-   every case (hidden ones too) with `runner`, writing the raw answers to
+   every case (hidden ones too) with `checking.runner`, writing the raw answers to
    `answers.json` in the scratch folder after each exercise;
 5. ends the process with `os._exit`, so threads the notebook started do not
    keep it alive (the sandbox then ends every process the notebook started).
@@ -31,10 +31,10 @@ import signal
 import sys
 import time
 
-from . import offlimits
+from ..checking import offlimits
 
 # Kept before any learner code runs: a cell that rebinds `runner.run_group` changes nothing.
-from .runner import describe, from_plain, run_group, seconds, to_plain
+from ..checking.runner import describe, from_plain, run_group, seconds, to_plain
 
 
 def write_json(path: str, data) -> None:
@@ -69,7 +69,7 @@ class Interrupt:
 
 def naive_seconds_for(job: dict) -> dict:
     """Time the course's naive trainer on the inputs a speed case names, before any learner code."""
-    from ..regex_tokenizer import RegexTokenizer
+    from ...regex_tokenizer import RegexTokenizer
     timings = {}
     for text, vocab_size in job.get("naive_timings", []):
         timings[(len(text), vocab_size)] = seconds(
@@ -139,7 +139,7 @@ def probe(job: dict, namespace: dict, out: str, errors: list[str], extra: dict) 
 
 
 def limit(job: dict) -> None:
-    """The job's limits on this process and all it starts (see `kernel.job`): a notebook
+    """The job's limits on this process and all it starts (see `run_notebook.job`): a notebook
     that eats memory gets a MemoryError, one that writes a huge file or forks without end
     an OSError, and fails alone. A limit is never raised above the one in force."""
     import resource

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from .common import REF, calls, Case, Checker, course_ref, escaped, Group, random_texts
+from .common import (REF, Case, Checker, Group, Worksheet, calls, course_ref, escaped,
+                     random_texts)
 
 UTF8_TEXTS = ["", "a", "hello", "é", "€", "😀", "\x00", "\x7f", "\x80", "\u07ff", "\u0800",
               "\uffff", "\U00010000", "\U0010ffff", "naïve café", "안녕하세요", "e\u0301",
@@ -84,24 +85,7 @@ def safe_decode_groups() -> list[Group]:
             Group(calls("safe_decode", [(b,) for b in hidden], bad), hidden=True)]
 
 
-WORKSHEET = "01_utf8_warmups"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"utf8_bytes": 1, "code_points_and_bytes": 1, "encode_code_point": 2,
-          "safe_decode": 1}
-
-CHECKERS = [
-        Checker("utf8_bytes", "utf8_bytes", "function", course_ref(REF + "utf8_list"),
-            utf8_bytes_groups),
-        Checker("code_points_and_bytes", "code_points_and_bytes", "function",
-            course_ref(REF + "code_points_and_bytes"), code_points_groups),
-        Checker("encode_code_point", "encode_code_point", "function",
-            course_ref(REF + "encode_code_point"), encode_code_point_groups),
-        Checker("safe_decode", "safe_decode", "function", course_ref(REF + "safe_decode"),
-            safe_decode_groups),
-]
-
-
-# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+# -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _texts(rng, n):
     from .common import random_texts
@@ -122,14 +106,29 @@ def _unchanged_bytes(rng):
                      "Leave the list you are given as it was: decode a copy (bytes(byte_list)).")
 
 
-HIDDEN = {
-    "utf8_bytes": lambda rng: [Group(calls("utf8_bytes", [(t,) for t in _texts(rng, 60)],
-                                           BYTES_HINT))],
-    "code_points_and_bytes": lambda rng: [Group(calls(
-        "code_points_and_bytes", [(t,) for t in _texts(rng, 60)],
-        "len(text) counts code points; len(text.encode('utf-8')) counts bytes."))],
-    "safe_decode": lambda rng: [Group(calls(
-        "safe_decode", [(_broken_bytes(rng),) for _ in range(40)]
-        + [(list(t.encode()),) for t in _texts(rng, 15)],
-        "Decode with errors='replace'.") + [_unchanged_bytes(rng) for _ in range(3)])],
-}
+WORKSHEET = Worksheet(
+    "01_utf8_warmups",
+    points={"utf8_bytes": 1, "code_points_and_bytes": 1, "encode_code_point": 2,
+            "safe_decode": 1},
+    checkers=[
+        Checker("utf8_bytes", "utf8_bytes", "function", course_ref(REF + "utf8_list"),
+                utf8_bytes_groups),
+        Checker("code_points_and_bytes", "code_points_and_bytes", "function",
+                course_ref(REF + "code_points_and_bytes"), code_points_groups),
+        Checker("encode_code_point", "encode_code_point", "function",
+                course_ref(REF + "encode_code_point"), encode_code_point_groups),
+        Checker("safe_decode", "safe_decode", "function", course_ref(REF + "safe_decode"),
+                safe_decode_groups),
+    ],
+    hidden={
+        "utf8_bytes": lambda rng: [Group(calls("utf8_bytes", [(t,) for t in _texts(rng, 60)],
+                                               BYTES_HINT))],
+        "code_points_and_bytes": lambda rng: [Group(calls(
+            "code_points_and_bytes", [(t,) for t in _texts(rng, 60)],
+            "len(text) counts code points; len(text.encode('utf-8')) counts bytes."))],
+        "safe_decode": lambda rng: [Group(calls(
+            "safe_decode", [(_broken_bytes(rng),) for _ in range(40)]
+            + [(list(t.encode()),) for t in _texts(rng, 15)],
+            "Decode with errors='replace'.") + [_unchanged_bytes(rng) for _ in range(3)])],
+    },
+)

@@ -18,7 +18,7 @@ import json
 import re
 from pathlib import Path
 
-from .cases import CHECKERS, WORKSHEETS
+from ..worksheets import WORKSHEETS
 
 
 def find_notebooks(paths: list[str]) -> list[tuple[Path, str]]:
@@ -108,12 +108,12 @@ def identify(path: Path, nb=None) -> str | None:
     classes it defines, else by the number in its name (02_..., "Copy of 02_...")."""
     if nb is not None:
         ids = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
-        for name, exercises in WORKSHEETS.items():
-            if set(exercises) <= ids:
+        for name, sheet in WORKSHEETS.items():
+            if set(sheet.points) <= ids:
                 return name
         names = defined_names(nb)
-        found = {name: len({CHECKERS[e].target for e in exercises} & names)
-                 for name, exercises in WORKSHEETS.items()}
+        found = {name: len({c.target for c in sheet.checkers} & names)
+                 for name, sheet in WORKSHEETS.items()}
         best = max(found.values())
         if best and list(found.values()).count(best) == 1:
             return max(found, key=found.get)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .common import REF, Case, Checker, code, course_ref, Group, prose, random_texts
+from .common import (REF, Case, Checker, Group, Worksheet, code, course_ref, prose,
+                     random_texts)
+
 
 def get_stats_groups() -> list[Group]:
     overlap = ("Adjacent pairs overlap: in 1, 1, 1 the pair (1, 1) occurs twice, at positions "
@@ -153,27 +155,7 @@ def tokenizer_groups(cls: str, pattern_arg: str = "") -> list[Group]:
     ]
 
 
-WORKSHEET = "02_bpe_basics"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"get_stats": 1, "merge": 2, "encode_bytes": 2, "basic_tokenizer": 3}
-
-CHECKERS = [
-        Checker("get_stats", "get_stats", "function", course_ref("bpe_course.pairs.get_stats"),
-            get_stats_groups),
-        Checker("merge", "merge", "function", course_ref("bpe_course.pairs.merge"), merge_groups),
-        Checker("encode_bytes", "encode_bytes", "function", course_ref(REF + "encode_bytes"),
-            encode_bytes_groups),
-        Checker("basic_tokenizer", "BasicTokenizer", "class",
-            course_ref("bpe_course.basic.BasicTokenizer"),
-            lambda: tokenizer_groups("BasicTokenizer"), own=("train", "encode", "decode")),
-]
-
-
-# Course code each answer may use while it is checked (see `offlimits`); the rest is off limits.
-HELPERS = {"basic_tokenizer": ("bpe_course.pairs.best_pair",)}
-
-
-# -- hidden cases drawn afresh for each grading run (see cases.groups_for) -----------------
+# -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _get_stats_hidden(rng):
     from .common import random_ids, unchanged
@@ -223,5 +205,21 @@ def _tokenizer_hidden(cls: str):
     return draw
 
 
-HIDDEN = {"get_stats": _get_stats_hidden, "merge": _merge_hidden,
-          "basic_tokenizer": _tokenizer_hidden("BasicTokenizer")}
+WORKSHEET = Worksheet(
+    "02_bpe_basics",
+    points={"get_stats": 1, "merge": 2, "encode_bytes": 2, "basic_tokenizer": 3},
+    checkers=[
+        Checker("get_stats", "get_stats", "function", course_ref("bpe_course.pairs.get_stats"),
+                get_stats_groups),
+        Checker("merge", "merge", "function", course_ref("bpe_course.pairs.merge"),
+                merge_groups),
+        Checker("encode_bytes", "encode_bytes", "function", course_ref(REF + "encode_bytes"),
+                encode_bytes_groups),
+        Checker("basic_tokenizer", "BasicTokenizer", "class",
+                course_ref("bpe_course.basic.BasicTokenizer"),
+                lambda: tokenizer_groups("BasicTokenizer"), own=("train", "encode", "decode")),
+    ],
+    helpers={"basic_tokenizer": ("bpe_course.pairs.best_pair",)},
+    hidden={"get_stats": _get_stats_hidden, "merge": _merge_hidden,
+            "basic_tokenizer": _tokenizer_hidden("BasicTokenizer")},
+)

@@ -7,8 +7,8 @@ and sets survive the trip (`to_plain`, then `from_plain`), an exception becomes 
 equals nothing. Subtle: a learner's object may lie about equality (a list subclass whose
 `__eq__` says True); `to_plain` keeps only the plain value, so no lie survives the trip.
 
-Standard library only, like `runner`: the sandboxed driver imports it before any
-learner code runs.
+Standard library only, like `runner`: the grader's driver inside the sandbox
+(`grading.inside_sandbox`) imports it before any learner code runs.
 """
 
 

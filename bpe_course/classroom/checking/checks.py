@@ -2,7 +2,7 @@
 
 One checker per thing a learner writes, named after it. Each takes the
 learner's function or class, runs it on cases (edge cases first, see
-`cases`), compares with the course's own version, and returns a
+`worksheets`), compares with the course's own version, and returns a
 `Verdict`: passed with the number of cases, or the first case that failed
 with its input, what was expected, what came back, and a hint. In a
 notebook the verdict shows itself; failures go to stderr (a red box in
@@ -29,8 +29,8 @@ of the exercise fails with a message saying so.
 
 from __future__ import annotations
 
+from ..worksheets import CHECKERS, COMPUTE, Checker, Group
 from . import offlimits, runner
-from .cases import CHECKERS, COMPUTE, Checker, Group
 from .runner import Raised
 from .verdicts import Verdict, attempt, failure_message, judge, misuse, normal  # noqa: F401
 
@@ -84,13 +84,13 @@ def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> 
 
 
 # The classroom's own machinery keeps working while a check runs (it never gives answers).
-CHECKING = ("bpe_course.classroom.checks", "bpe_course.classroom.verdicts",
-            "bpe_course.classroom.cases")
+CHECKING = ("bpe_course.classroom.checking.checks", "bpe_course.classroom.checking.verdicts",
+            "bpe_course.classroom.worksheets")
 
 
 def naive_seconds(text: str, vocab_size: int) -> float:
     """The course's naive trainer's time on `text` (for the speed case), measured unlocked."""
-    from ..regex_tokenizer import RegexTokenizer
+    from ...regex_tokenizer import RegexTokenizer
     state = offlimits.current()
     offlimits.apply(None)
     try:

@@ -1,22 +1,23 @@
-"""The grader: `python -m bpe_course grade PATH... [--json REPORT]`, for instructors.
+"""The grader's command: `python -m bpe_course grade PATH... [--json REPORT]`, for instructors.
 
 PATH is a worksheet or a folder of them (searched recursively: a folder of
 students' folders works; a student is the first folder under PATH). Each
 notebook is graded on its own, `--jobs` at a time:
 
-1. It is identified: by its nbgrader cell ids, else by the names it defines
-   (a pasted notebook without metadata), else by the number in its file name.
-2. Its code cells run, check cells left out, in a sandbox (`sandbox`,
-   bubblewrap) that sees only its own scratch folder and the installed
-   course, with the course's code off limits (`offlimits`) except the
-   helpers its exercises allow. Then every case runs on the learner's
-   functions and classes, including hidden cases drawn afresh from the run's
-   seed (recorded in the report), and the raw answers come back as data
-   (`kernel`, `sandboxed`).
+1. It is identified (`submissions`): by its nbgrader cell ids, else by the
+   names it defines (a pasted notebook without metadata), else by the number
+   in its file name.
+2. Its code cells run, check cells left out, in a sandbox (`bubblewrap`)
+   that sees only its own scratch folder and the installed course, with the
+   course's code off limits (`checking.offlimits`) except the helpers its
+   exercises allow. Then every case runs on the learner's functions and
+   classes, including hidden cases drawn afresh from the run's seed (recorded
+   in the report), and the raw answers come back as data (`run_notebook`
+   outside, `inside_sandbox` inside).
 3. The grader validates those answers and compares them, in its own process,
-   with answers it computes from the course's code. An exercise scores its
-   points times the share of cases passed, the worksheet's visible cases
-   counting for a fifth and the hidden ones for the rest.
+   with answers it computes from the course's code (`scoring`). An exercise
+   scores its points times the share of cases passed, the worksheet's visible
+   cases counting for a fifth and the hidden ones for the rest.
 
 The report (`report`) is written atomically after every notebook, with a
 CSV beside it; `--resume` skips notebooks already in it with the same
@@ -34,11 +35,12 @@ import secrets
 import sys
 from pathlib import Path
 
-from . import report, sandbox
-from .cases import CHECKERS, WORKSHEETS, groups_for
-from .kernel import run_notebook
-from .scoring import VISIBLE_SHARE, expected, score_exercise  # noqa: F401 (see scoring)
+from ..worksheets import CHECKERS, WORKSHEETS, groups_for
+from . import bubblewrap, report
+from .run_notebook import run_notebook
+from .scoring import expected, score_exercise
 from .submissions import find_notebooks, identify, read_notebook
+
 
 def grade_notebook(path: Path, student: str, options) -> dict:
     """Grade one notebook; whatever goes wrong becomes its `error`."""
@@ -66,10 +68,11 @@ def grade_notebook(path: Path, student: str, options) -> dict:
             error, answers = run_notebook(nb, name, options.seed, options.cell_timeout,
                                           options.timeout, options.case_timeout,
                                           use_sandbox=not options.no_sandbox)
-            missing = [e for e in WORKSHEETS[name] if not isinstance(answers.get(e), dict)]
+            missing = [e for e in WORKSHEETS[name].points
+                       if not isinstance(answers.get(e), dict)]
             if missing and not error:
                 error = f"the grading did not finish: no answers for {', '.join(missing)}"
-        for exercise, points in WORKSHEETS[name].items():
+        for exercise, points in WORKSHEETS[name].points.items():
             result["exercises"].append(score_exercise(
                 exercise, points, answers.get(exercise), error or "the grading did not finish",
                 options.seed))
@@ -122,7 +125,7 @@ def prepare(notebooks: list[Path], seed: int) -> None:
         except ValueError:
             names.add(identify(path))
     for name in sorted(names - {None}):
-        for exercise in WORKSHEETS[name]:
+        for exercise in WORKSHEETS[name].points:
             checker = CHECKERS[exercise]
             for index, group in enumerate(groups_for(checker, seed)):
                 expected(checker, seed, index, group)
@@ -141,7 +144,7 @@ def cli_grade(argv: list[str]) -> int:
     if options.no_sandbox:
         how = "none (--no-sandbox: notebooks ran unconfined, as trusted code)"
     else:
-        ok, how = sandbox.available()
+        ok, how = bubblewrap.available()
         if not ok:
             print(f"error: refusing to grade untrusted notebooks without a sandbox: {how}",
                   file=err)

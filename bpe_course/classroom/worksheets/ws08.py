@@ -9,8 +9,8 @@ texts written here, so the expected answers never change.
 
 from __future__ import annotations
 
-from .common import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REF, EOT, Case, Checker, course_ref,
-                     escaped, Group)
+from .common import (EOT, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REF, Case, Checker, Group,
+                     Worksheet, course_ref, escaped)
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 
@@ -99,25 +99,25 @@ def glitch_candidates_groups() -> list[Group]:
     ]
 
 
-WORKSHEET = "08_tokenization_in_practice"
-# checker name (also the check cell's nbgrader grade_id) -> points
-POINTS = {"tokens_per_byte": 1, "whitespace_pretokens": 1, "glitch_candidates": 2}
+# The course's tokenizers, which this worksheet measures.
+TOKENIZER_CODE = ("bpe_course.regex_tokenizer", "bpe_course.base", "bpe_course.pairs",
+                  "bpe_course.pretokenize", "bpe_course.special", "bpe_course.model_file",
+                  "bpe_course.streaming", "bpe_course.text")
 
-CHECKERS = [
+
+WORKSHEET = Worksheet(
+    "08_tokenization_in_practice",
+    points={"tokens_per_byte": 1, "whitespace_pretokens": 1, "glitch_candidates": 2},
+    checkers=[
         Checker("tokens_per_byte", "tokens_per_byte", "function",
-            course_ref(REF + "tokens_per_byte"), tokens_per_byte_groups),
+                course_ref(REF + "tokens_per_byte"), tokens_per_byte_groups),
         Checker("whitespace_pretokens", "whitespace_pretokens", "function",
-            course_ref(REF + "whitespace_pretokens"), whitespace_pretokens_groups),
+                course_ref(REF + "whitespace_pretokens"), whitespace_pretokens_groups),
         Checker("glitch_candidates", "glitch_candidates", "function",
-            course_ref(REF + "glitch_candidates"), glitch_candidates_groups),
-]
-
-
-# Course code each answer may use while it is checked (see `offlimits`): this worksheet
-# measures the course's tokenizers, it does not rebuild them.
-TOKENIZER_CODE = ("bpe_course.regex_tokenizer", "bpe_course.regex_tokenizer", "bpe_course.base",
-                  "bpe_course.pairs", "bpe_course.pretokenize", "bpe_course.special",
-                  "bpe_course.model_file", "bpe_course.streaming", "bpe_course.text")
-HELPERS = {"tokens_per_byte": ("bpe_course.openai.encodings", "bpe_course.openai.encoding_api", "bpe_course.openai.tokenizer",
-                               *TOKENIZER_CODE),
-           "glitch_candidates": TOKENIZER_CODE}
+                course_ref(REF + "glitch_candidates"), glitch_candidates_groups),
+    ],
+    # This worksheet measures the course's tokenizers, it does not rebuild them.
+    helpers={"tokens_per_byte": ("bpe_course.openai.encodings", "bpe_course.openai.encoding_api",
+                                 "bpe_course.openai.tokenizer", *TOKENIZER_CODE),
+             "glitch_candidates": TOKENIZER_CODE},
+)

@@ -17,9 +17,9 @@ import json
 import threading
 import time
 
-from .cases import CHECKERS, groups_for
-from .plain import Opaque, Raised, from_plain
-from .verdicts import failure_message, judge, misuse
+from ..checking.plain import Opaque, Raised, from_plain
+from ..checking.verdicts import failure_message, judge, misuse
+from ..worksheets import CHECKERS, groups_for
 
 VISIBLE_SHARE = 0.2     # hard-coding every case a worksheet shows earns at most this share
 
@@ -32,7 +32,7 @@ _EXPECTED_LOCK = threading.Lock()
 
 def expected(checker, seed: int, index: int, group) -> list:
     """The reference's answers for one group, computed once per run in the grader."""
-    from .checks import expected_answers
+    from ..checking.checks import expected_answers
     key = (checker.name, seed, index)
     drawn = index >= len(checker.groups())          # drawn from this run's seed
     with _EXPECTED_LOCK:

@@ -12,8 +12,8 @@ The learner's code may raise, loop forever or print; `run_group` turns all of
 that into data (`Raised`), within a time limit, and keeps what it printed.
 
 Subtle: this module uses the standard library only, on purpose. The grader's
-driver (`sandboxed`) runs it inside the sandbox, importing it before any of the
-learner's code runs. Answers travel back as JSON (`plain`), and the comparison
+driver (`grading.inside_sandbox`) runs it inside the sandbox, importing it before
+any of the learner's code runs. Answers travel back as JSON (`plain`), and the comparison
 happens in the grader's own process.
 
 >>> group = {"env": {}, "setup": "", "cases": ["f(2)", "f(0)"]}

@@ -1,0 +1,14 @@
+"""Checking an answer: run the learner's code on a worksheet's cases, say what was wrong.
+
+- `checks`: one checker per thing a learner writes (`checks.merge(merge)`), as
+  worksheets import them (`from bpe_course import checks`); each returns a `Verdict`
+- `verdicts`: is an answer right, and if not, the teacher's message
+- `runner`: runs a case on the learner's object, with a time limit, and turns
+  what happens into data; `plain` carries answers as JSON and back
+- `references`: the right answers where the story has no function for them
+- `offlimits`: the lock that keeps the course's own code out of answers
+
+`runner`, `plain` and `offlimits` use the standard library only: the grader's
+driver runs them inside the sandbox (`grading.inside_sandbox`) before any of
+the learner's code.
+"""
