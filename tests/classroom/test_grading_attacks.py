@@ -1,7 +1,7 @@
 """The grader against a class that tries hard: attacks score zero, honest shapes score in
 full, and the report survives sabotage.
 
-One class folder is built from the worksheets and the cells in `tests/grading_cases/`
+One class folder is built from the worksheets and the cells in `grading_cases/`
 (one student per attack), and graded once, as an instructor would, from a folder where
 someone planted `tiktoken.py` and `regex.py`. Other tests sabotage the run itself: a
 FIFO at the report's path, killing the grader halfway (then `--resume`), no bubblewrap.

@@ -20,7 +20,6 @@ def unlocked_after():
     offlimits.apply(None)
 
 
-@pytest.mark.locked
 def test_a_locked_generator_raises_when_iterated_and_comes_back_unlocked(unlocked_after):
     want = list(spm_model.fields(b"\x08\x01"))
     with warnings.catch_warnings():
@@ -32,7 +31,6 @@ def test_a_locked_generator_raises_when_iterated_and_comes_back_unlocked(unlocke
     assert list(spm_model.fields(b"\x08\x01")) == want
 
 
-@pytest.mark.locked
 def test_every_course_function_keeps_its_kind_under_the_lock(unlocked_after):
     offlimits.apply([])
     kinds = {func: offlimits._kind(code) for func, code in offlimits._ORIGINAL.items()}

@@ -1,0 +1,119 @@
+"""Fixtures shared by the classroom's tests: the worksheets' solutions, and how to read a verdict.
+
+- `solution("02_bpe_basics")`: the names a learner defines in that solution
+  (its solution and given cells, run once per session)
+- `fails_with(verdict, *words)`: the check failed and its message says each word
+- `passes_every_case(name, target)`: the checker passes `target` on every case,
+  hidden ones included, and says so
+- `kept(name, target)`: the share of the exercise's points the grader gives
+  `target`, on each of a few seeds of hidden cases
+- `unlocked`: the lock on the course's code lifted, for wrong answers built from
+  the course's own right one
+"""
+
+import contextlib
+import functools
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = (1, 2, 3)        # grading runs tried by `kept`: each draws its own hidden cases
+
+
+@pytest.fixture(scope="session")
+def solution():
+    """`solution(name)`: the names a learner defines in solutions/NAME.ipynb, from its
+    solution cells and the locked cells it gives (check cells left out), run once."""
+    @functools.cache
+    def names(name: str) -> dict:
+        nb = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+        namespace = {"__name__": f"worksheet_{name[:2]}"}
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and (meta.get("solution") or
+                                             (meta.get("locked") and not meta.get("grade"))):
+                exec(compile(cell.source, f"<{name}>", "exec"), namespace)
+        return namespace
+    return names
+
+
+@pytest.fixture(scope="session")
+def fails_with():
+    """`fails_with(verdict, *words)`: the verdict failed and its message holds every word
+    (hints are wrapped over lines, so a word may span a line break); returns the message."""
+    def check(verdict, *words):
+        assert not verdict.passed, verdict.message
+        flat = " ".join(verdict.message.split())
+        for word in words:
+            assert word in verdict.message or word in flat, f"{word!r} not in:\n{verdict.message}"
+        return verdict.message
+    return check
+
+
+@pytest.fixture(scope="session")
+def passes_every_case():
+    """`passes_every_case(name, target)`: checker `name` passes `target` on every case, the
+    grader's fixed hidden ones too, and the verdict says so in one line."""
+    from bpe_course import checks
+    from bpe_course.classroom.worksheets import CHECKERS
+
+    def check(name, target):
+        verdict = checks.check(name, target, hidden=True)
+        assert verdict.passed, verdict.message
+        assert verdict.cases == sum(len(g.cases) for g in CHECKERS[name].groups())
+        assert verdict.message == f"✅ {name}: passed all {verdict.cases} cases."
+    return check
+
+
+@pytest.fixture
+def unlocked(monkeypatch):
+    """The lock that makes the course's code off limits in answers, lifted: for wrong answers
+    built by bending the course's right one (a reference, a story function), to show that
+    each mistake gets its own message; the lock would stop them before their mistake."""
+    from bpe_course.classroom.checking import offlimits
+    monkeypatch.setattr(offlimits, "locked", lambda *a, **k: contextlib.nullcontext())
+
+
+@pytest.fixture(scope="session")
+def kept():
+    """`kept(name, target)`: the share of the exercise's points the grader gives `target`,
+    on each seed of `SEEDS`.
+
+    Every group the grader would send on that seed (the worksheet's, the fixed hidden ones
+    and those drawn from the seed) runs on `target` the way the grader's probe runs it (the
+    lock, the inputs and answers through JSON, one setup shared by groups), and
+    `grading.scoring.score_exercise` scores the answers: visible cases a fifth, hidden ones
+    the rest, each side weighted by the cases' weights.
+    """
+    from bpe_course.classroom.checking import offlimits, runner
+    from bpe_course.classroom.checking.checks import CHECKING, naive_seconds, shipped
+    from bpe_course.classroom.grading import scoring
+    from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
+
+    def through_json(x):
+        return json.loads(json.dumps(runner.to_plain(x)))
+
+    def shares(name, target, seeds=SEEDS):
+        checker = CHECKERS[name]
+        points = next(s.points[name] for s in WORKSHEETS.values() if name in s.points)
+        allowed, denied = checker.off_limits()
+        found = []
+        for seed in seeds:
+            entry = {"describe": runner.describe(target, checker.own), "answers": []}
+            setups = {}
+            with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
+                for group in groups_for(checker, seed):
+                    group = dict(shipped(group), env={k: runner.from_plain(through_json(v))
+                                                      for k, v in group.env.items()})
+                    entry["answers"].append([through_json(answer) for answer, _ in
+                                             runner.run_group(
+                                                 checker.target, target, group, 30.0,
+                                                 extra={"naive_seconds": naive_seconds},
+                                                 setups=setups)])
+            found.append(scoring.score_exercise(name, points, entry, "", seed)["score"]
+                         / points)
+        return found
+    return shares
