@@ -7,9 +7,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 from bpe_course.classroom.authoring.course import badge
-from bpe_course.classroom.authoring.exercises import clear_solutions, cli_exercises, generate, problems
+from bpe_course.classroom.authoring.exercises import (clear_solutions, cli_exercises,
+                                                      default_root, generate, problems)
+from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
@@ -109,6 +110,13 @@ def test_cli_reports_stale_exercises_and_malformed_solutions(tmp_path, capsys):
     nbformat.write(tiny("def f():\n    return 1"), tmp_path / "solutions" / "01_utf8_warmups.ipynb")
     assert cli_exercises(["--check", "--root", str(tmp_path)]) == 2
     assert "no ### BEGIN SOLUTION" in capsys.readouterr().err
+
+
+def test_the_default_root_is_the_repository_whatever_the_working_folder(tmp_path, monkeypatch):
+    # From a source checkout, `python -m bpe_course exercises` finds the repository's
+    # solutions/ beside the package, not whatever folder it was started from.
+    monkeypatch.chdir(tmp_path)
+    assert default_root() == ROOT
 
 
 # -- an unsolved worksheet runs to the end ----------------------------------------------------

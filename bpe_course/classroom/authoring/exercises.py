@@ -169,8 +169,11 @@ def generate(root: Path, check: bool = False) -> list[str]:
 
 
 def default_root() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    return here if (here / "solutions").is_dir() else Path.cwd()
+    """The repository, when the package is imported from a source checkout (its `solutions/`
+    beside the `bpe_course` package); else the working folder."""
+    import bpe_course
+    repository = Path(bpe_course.__file__).resolve().parent.parent
+    return repository if (repository / "solutions").is_dir() else Path.cwd()
 
 
 def cli_exercises(argv: list[str]) -> int:
