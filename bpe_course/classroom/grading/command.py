@@ -174,7 +174,9 @@ def cli_grade(argv: list[str]) -> int:
     worksheets = list(WORKSHEETS)
     failed_write = []
 
-    def save() -> None:
+    def save() -> dict:
+        """Write the report of what is graded so far; return it (its totals end the table).
+        A report that cannot be written is said at once, and the command exits 1."""
         data = report.report([results[k] for k in sorted(results)], options.seed, how)
         try:
             report.save(target, data, worksheets)

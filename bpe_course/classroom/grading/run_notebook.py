@@ -1,14 +1,15 @@
-"""Running one worksheet for the grader: a job for `sandboxed`, run in the sandbox, read back.
+"""Running one notebook for the grader: a job for the driver in the sandbox, its answers read back.
 
-The grader writes a job file (the notebook's code cells, its check cells left
-out; the cases; the helpers the exercises may use) into a fresh folder, runs
-`sandboxed.main` on it inside bubblewrap (`sandbox.command`) with a fresh
-scratch folder, watches its memory, threads and files (`watch`), kills the
-whole sandbox at the notebook's time limit, and reads back `answers.json`: at
-most `MAX_ANSWERS` bytes, checked for shape (`validate`), and converted within
-a time limit. Anything else the notebook left behind is deleted with its
-scratch folder. Exercises that may use different course helpers get a run
-each (`by_helpers`).
+This runs in the grader's process, outside the sandbox. For each run the grader
+writes a job file (`job`: the notebook's code cells, its check cells left out;
+the cases; the helpers the exercises may use) into a fresh folder, starts
+`inside_sandbox.main` on it inside bubblewrap (`bubblewrap.command`) with a
+fresh scratch folder, watches its memory, threads and files (`watch`), kills
+the whole sandbox at the notebook's time limit, and reads back `answers.json`
+(`read_answers`: at most `MAX_ANSWERS` bytes of a regular file, checked for
+shape; `scoring` converts each answer within a time limit). Anything else the
+notebook left behind is deleted with its scratch folder. Exercises that may use
+different course helpers get a run each (`by_helpers`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 `tokens_per_byte` (what a text costs under cl100k_base and o200k_base),
 `whitespace_pretokens` (what indentation costs under GPT-2's and GPT-4's
 patterns) and `glitch_candidates` (learned tokens that the training text
-never produces). Every input is fixed: `SAMPLES`, `HARD_STRINGS` or short
-texts written here, so the expected answers never change.
+never produces). Every input is fixed: `corpora.SAMPLES`, `corpora.HARD_STRINGS`
+or short texts written here, so the expected answers never change.
 """
 
 from __future__ import annotations
