@@ -45,14 +45,20 @@ def modules() -> dict:
     return found
 
 
+def classroom_names() -> dict:
+    """Every name defined in the classroom, and the fields of its records (as None)."""
+    names = {}
+    for name, module in MODULES.items():
+        if name.startswith("bpe_course.classroom"):
+            for key, value in vars(module).items():
+                names.setdefault(key, value)
+                if dataclasses.is_dataclass(value) and isinstance(value, type):
+                    names.update({f.name: None for f in dataclasses.fields(value)})
+    return names
+
+
 MODULES = modules()
-EVERYWHERE = {}         # every name defined in the classroom, and the fields of its records
-for _name, _module in MODULES.items():
-    if _name.startswith("bpe_course.classroom"):
-        for _key, _value in vars(_module).items():
-            EVERYWHERE.setdefault(_key, _value)
-            if dataclasses.is_dataclass(_value) and isinstance(_value, type):
-                EVERYWHERE.update({f.name: None for f in dataclasses.fields(_value)})
+EVERYWHERE = classroom_names()
 
 
 def a_module(parts: list[str]):
