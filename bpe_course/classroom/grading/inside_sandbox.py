@@ -2,40 +2,57 @@
 
 `python -m bpe_course grade` starts this module, alone, in a fresh Python
 process inside the sandbox (see `bubblewrap`), with a job file written by the
-grader (see `run_notebook`): the notebook's code cells (check cells already left out), the cases
-to run, and which course helpers each exercise may use. It
+grader (see `run_notebook`): the notebook's code cells (check cells already
+left out), the cases to run in *levels* (exercises that may use the same
+course helpers, each level's helpers including the last's), and, for a
+worksheet with a speed requirement, what to time. Two processes do the work:
 
-1. imports everything it needs, and the whole course, before any of the
-   learner's code runs (so nothing the learner writes is imported in its
-   place), and times the course's naive trainer if a case compares speeds;
-2. locks the course's code (`checking.offlimits`) except the helpers that the exercises
-   of this run may use (the grader gives exercises with other helpers a run of
-   their own), so that no cell can compute the course's answers;
-3. runs the cells in an IPython shell, as a kernel would, each with a time
-   limit (an interrupt, as Jupyter's stop button), their output discarded;
-4. for each exercise, narrows the lock to that exercise's helpers and runs
-   every case (hidden ones too) with `checking.runner`, writing the raw answers to
-   `answers.json` in the scratch folder after each exercise;
-5. ends the process with `os._exit`, so threads the notebook started do not
-   keep it alive (the sandbox then ends every process the notebook started).
+- the *driver* (`main`) imports everything, the whole course included, before
+  any of the learner's code exists, and then never runs any: it forks the
+  learner's process, becomes a user of its own (as root) or undumpable (in a
+  user namespace), so that the learner's process cannot signal-free read its
+  memory, its files or its descriptors; it alone holds the original code of
+  the course and the descriptor to the grader (`report_fd`), and it holds the
+  clock: it times the course's naive trainer itself and the learner's trainer
+  from outside that process (`serve`);
+- the *learner's process* (`learner`) locks the course's code to the first
+  level's helpers, seals the lock, runs the cells in an IPython shell (each
+  with a time limit, their output discarded), then probes each exercise in a
+  forked child (`probe_one`: a crash, `os._exit` or an interrupt in one
+  exercise costs that exercise alone) and sends the answers to the driver.
+  Only then does it ask for the next level's helpers, which the driver sends as
+  code (`offlimits.codes`) and forwards nothing for an earlier level after that.
 
-The grader trusts none of what comes back: it validates the file and
-compares the answers with its own, outside the sandbox.
+The driver stamps everything it forwards with the level in force when it
+arrived, so the grader can tell answers given before more helpers were live
+from answers given after. The grader trusts none of the learner's data: it
+validates it and compares it with its own, outside the sandbox.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import platform
+import random
+import select
 import signal
+import struct
 import sys
 import time
 
 from ..checking import offlimits
 
 # Kept before any learner code runs: a cell that rebinds `runner.run_group` changes nothing.
-from ..checking.runner import describe, from_plain, run_group, seconds, to_plain
+from ..checking.runner import describe, from_plain, run_group, time_limit, to_plain
 
+MAX_LINE = 64 * 2**20           # bytes of one message of the learner's the driver forwards
+KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311, "ppc64le": 355,
+          "s390x": 280, "riscv64": 219}          # the keyctl system call, by machine
+
+
+# -- small tools shared by both processes ------------------------------------------------------
 
 def write_json(path: str, data) -> None:
     """Write `data` as JSON to `path` through a temporary file and a rename."""
@@ -44,6 +61,291 @@ def write_json(path: str, data) -> None:
         f.write(json.dumps(data))
     os.replace(temporary, path)
 
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def send_block(fd: int, data: bytes) -> None:
+    """A length-prefixed block (the driver's messages to the learner's process)."""
+    write_all(fd, struct.pack("!Q", len(data)) + data)
+
+
+def read_exactly(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("the driver went away")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_block(fd: int) -> bytes:
+    return read_exactly(fd, struct.unpack("!Q", read_exactly(fd, 8))[0])
+
+
+def private_keyring() -> None:
+    """Join a new, empty session keyring: nothing another sandbox (or the grader) put in a
+    keyring is within reach, and nothing put in this one outlives this sandbox's user."""
+    number = KEYCTL.get(platform.machine())
+    if number is not None:
+        try:
+            ctypes.CDLL(None, use_errno=True).syscall(number, 1, None)   # JOIN_SESSION_KEYRING
+        except (OSError, AttributeError):
+            pass
+
+
+def undumpable() -> None:
+    """No process of the same user may read this one's memory or descriptors, or trace it."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)          # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+def become(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def limit(job: dict) -> None:
+    """The job's limits on this process and all it starts (see `run_notebook.job`): a notebook
+    that eats memory gets a MemoryError, one that writes a huge file or forks without end
+    an OSError, and fails alone. A limit is never raised above the one in force."""
+    import resource
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)         # an error, not a killed process
+    for key, which in (("memory", resource.RLIMIT_AS), ("file_size", resource.RLIMIT_FSIZE),
+                       ("processes", resource.RLIMIT_NPROC)):
+        if job.get(key):
+            hard = resource.getrlimit(which)[1]
+            value = job[key] if hard == resource.RLIM_INFINITY else min(job[key], hard)
+            resource.setrlimit(which, (value, value))
+
+
+def forget_sources(folder: str | None) -> None:
+    """Delete the sandbox's private copy of the course's sources (everything is imported by
+    now): the notebook cannot import, reload or read a fresh, unlocked copy of them."""
+    if not folder:
+        return
+    data = os.path.join(folder, "data")     # texts and model files: read on use, no code
+    for root, dirs, files in os.walk(folder, topdown=False):
+        if root == data or root.startswith(data + os.sep):
+            continue
+        for name in files:
+            os.unlink(os.path.join(root, name))
+        for name in dirs:
+            if os.path.join(root, name) != data:
+                os.rmdir(os.path.join(root, name))
+
+
+# -- the driver: trusted, never runs the learner's code ---------------------------------------
+
+class Lines:
+    """Lines from the learner's process, read with a deadline and a size cap."""
+
+    def __init__(self, fd: int):
+        self.fd, self.buffer, self.closed = fd, b"", False
+
+    def next(self, deadline: float | None = None) -> bytes | None:
+        """The next line (without its newline; at most `MAX_LINE` bytes kept, the rest of a
+        longer one dropped), or None at the end or at the deadline."""
+        dropping = False
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+                return b"oversized" if dropping else line
+            if len(self.buffer) > MAX_LINE:
+                self.buffer, dropping = b"", True
+            if self.closed:
+                return None
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                    return None
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                self.closed = True
+                if not self.buffer:
+                    return None
+                self.buffer += b"\n"
+            self.buffer += chunk
+
+
+def cpu_used() -> tuple | None:
+    """(which processes and threads exist, with the last id given out; their CPU time in
+    nanoseconds) for every process of the sandbox but this one and bwrap's, or None where
+    that cannot be read (no PID namespace of its own, no schedstat)."""
+    me = os.getpid()
+    try:
+        with open("/proc/sys/kernel/ns_last_pid") as f:
+            last = f.read().strip()
+        tasks, total = [], 0
+        for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
+            if pid in (1, me):
+                continue
+            for tid in sorted(os.listdir(f"/proc/{pid}/task")):
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    total += int(f.read().split()[0])
+                tasks.append((pid, tid))
+    except (OSError, ValueError, IndexError):
+        return None
+    return (last, tuple(tasks)), total
+
+
+class Driver:
+    """The driver's side: forwards the learner's messages to the grader, stamped with the
+    level in force, hands out each level's helpers in order, and times the speed check."""
+
+    def __init__(self, job: dict, to_grader: int, lines: Lines, to_learner: int):
+        self.job, self.to_grader, self.lines, self.to_learner = job, to_grader, lines, to_learner
+        self.level = 0
+        self.speed = job.get("speed")
+        self.rounds: list = []
+        self.baseline = None
+
+    def forward(self, kind: str, payload: bytes = b"", **fields) -> None:
+        header = json.dumps({"kind": kind, "level": self.level, "size": len(payload), **fields})
+        write_all(self.to_grader, header.encode() + b"\n" + payload)
+
+    def prepare_speed(self) -> None:
+        """Draw the timing texts from a seed only this process knows, and time the course's
+        naive trainer on each (its CPU time: a busy machine does not inflate it), in a thread,
+        while the learner's cells run."""
+        import threading
+        if not self.speed:
+            return
+        from ...regex_tokenizer import RegexTokenizer
+        from ..worksheets.common import random_prose
+        for _ in range(self.speed["rounds"]):
+            seed = os.urandom(16).hex()
+            text = random_prose(random.Random(seed), self.speed["length"])[0]
+            self.rounds.append({"seed": seed, "text": text})
+
+        def time_naive():
+            for entry in self.rounds:
+                start = time.thread_time()
+                RegexTokenizer().train(entry["text"], self.speed["vocab_size"])
+                entry["naive"] = time.thread_time() - start
+        self.baseline = threading.Thread(target=time_naive, daemon=True)
+        self.baseline.start()
+
+    def next_level(self) -> None:
+        levels = self.job["levels"]
+        if self.level + 1 >= len(levels):
+            send_block(self.to_learner, b"")
+            return
+        before = offlimits.unlocked(levels[self.level]["allowed"], levels[self.level]["denied"])
+        self.level += 1
+        now = offlimits.unlocked(levels[self.level]["allowed"], levels[self.level]["denied"])
+        if not before <= now:                   # never less locked than a level before
+            send_block(self.to_learner, b"")
+            return
+        send_block(self.to_learner, offlimits.codes(now - before))
+
+    def time_round(self) -> None:
+        """One round of the speed check: reveal a text the learner's process has never seen,
+        and time, with this process's clocks, until its trainer's answer comes back: the
+        CPU time every process of the notebook's spent meanwhile (`cpu_used`), and the wall
+        time when a process or thread started or ended meanwhile (which the CPU count could
+        miss)."""
+        speed = self.speed
+        if (not speed or not self.rounds or self.level > speed["level"]
+                or speed.get("abandoned")):
+            send_block(self.to_learner, b"")
+            return
+        self.baseline.join()
+        entry = self.rounds.pop(0)
+        allowed = max(1.0, entry["naive"] / speed["required"] * 10)     # wall time: generous
+        message = json.dumps({"text": entry["text"], "vocab_size": speed["vocab_size"],
+                              "limit": allowed}).encode()
+        before = cpu_used()
+        start = time.monotonic()
+        send_block(self.to_learner, message)
+        line = self.lines.next(deadline=start + allowed + 5)
+        wall = time.monotonic() - start
+        after = cpu_used()
+        answer, cpu = b"", None
+        if line is None or not line.startswith(b"speed-answer "):
+            speed["abandoned"] = True
+            wall = None
+            if line is not None:
+                self.handle(line)
+        else:
+            answer = line[len(b"speed-answer "):]
+            if before is not None and after is not None and before[0] == after[0]:
+                cpu = max(0, after[1] - before[1]) / 1e9
+        self.forward("speed", answer, seed=entry["seed"], naive=entry["naive"], wall=wall,
+                     cpu=cpu, limit=allowed)
+
+    def handle(self, line: bytes) -> bool:
+        """Act on one line from the learner's process; False once it says it is done."""
+        kind, _, payload = line.partition(b" ")
+        if kind == b"next":
+            self.next_level()
+        elif kind == b"speed":
+            self.time_round()
+        elif kind == b"done":
+            self.forward("done")
+            return False
+        elif kind in (b"answers", b"errors", b"ended"):
+            self.forward(kind.decode(), payload)
+        return True
+
+    def serve(self) -> None:
+        while True:
+            line = self.lines.next()
+            if line is None or not self.handle(line):
+                return
+
+
+def main(job_file: str) -> None:
+    with open(job_file, encoding="utf-8") as f:
+        job = json.load(f)
+    to_grader = job.get("report_fd")
+    limit({k: v for k, v in job.items() if k != "processes"})
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    from IPython.core.interactiveshell import InteractiveShell  # noqa: F401 (imported now)
+    offlimits.register()
+    forget_sources(job.get("forget_sources"))
+    undumpable()
+    private_keyring()
+    to_driver_r, to_driver_w = os.pipe()
+    to_learner_r, to_learner_w = os.pipe()
+    ids = job.get("ids")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(to_grader)
+            os.close(to_driver_r)
+            os.close(to_learner_w)
+            if ids:
+                become(ids[1])
+            private_keyring()
+            learner(job, to_driver_w, to_learner_r)
+        finally:
+            os._exit(0)
+    os.close(to_driver_w)
+    os.close(to_learner_r)
+    if ids:
+        become(ids[0])
+        undumpable()                # changing users resets it
+    driver = Driver(job, to_grader, Lines(to_driver_r), to_learner_w)
+    driver.prepare_speed()
+    try:
+        driver.serve()
+    finally:
+        os._exit(0)
+
+
+# -- the learner's process: the notebook's code, then the probe --------------------------------
 
 class Interrupt:
     """Per-cell time limit: SIGALRM raises KeyboardInterrupt, as Jupyter's stop button does,
@@ -67,33 +369,7 @@ class Interrupt:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def naive_seconds_for(job: dict) -> dict:
-    """Time the course's naive trainer on the inputs a speed case names, before any learner code."""
-    from ...regex_tokenizer import RegexTokenizer
-    timings = {}
-    for text, vocab_size in job.get("naive_timings", []):
-        timings[(len(text), vocab_size)] = seconds(
-            lambda text=text, size=vocab_size: RegexTokenizer().train(text, size))
-    return timings
-
-
-def forget_sources(folder: str | None) -> None:
-    """Delete the sandbox's private copy of the course's sources (everything is imported by
-    now): the notebook cannot import, reload or read a fresh, unlocked copy of them."""
-    if not folder:
-        return
-    data = os.path.join(folder, "data")     # texts and model files: read on use, no code
-    for root, dirs, files in os.walk(folder, topdown=False):
-        if root == data or root.startswith(data + os.sep):
-            continue
-        for name in files:
-            os.unlink(os.path.join(root, name))
-        for name in dirs:
-            if os.path.join(root, name) != data:
-                os.rmdir(os.path.join(root, name))
-
-
-def run_cells(shell, cells: list[str], cell_timeout: float, deadline: float, status: str,
+def run_cells(shell, cells: list, cell_timeout: float, deadline: float, status: str,
               errors: list[str]) -> None:
     alarm = Interrupt()
     for index, source in cells:
@@ -103,84 +379,123 @@ def run_cells(shell, cells: list[str], cell_timeout: float, deadline: float, sta
                           f"reached")
             return
         write_json(status, {"cell": index + 1})
-        limit = min(cell_timeout, left)
+        limit_ = min(cell_timeout, left)
         try:
-            alarm.start(limit)
+            alarm.start(limit_)
             shell.run_cell(source, store_history=False, silent=False)
         except KeyboardInterrupt:
             pass
         finally:
             alarm.stop()
         if alarm.fired:
-            errors.append(f"cell {index + 1} ran longer than {limit:g} s and was stopped")
+            errors.append(f"cell {index + 1} ran longer than {limit_:g} s and was stopped")
 
 
-def probe(job: dict, namespace: dict, out: str, errors: list[str], extra: dict) -> None:
-    results: dict = {}
-    for exercise in job["request"]["exercises"]:
-        offlimits.apply(exercise["allowed"], exercise["denied"])
-        name = exercise["target"]
-        if name not in namespace:
-            results[exercise["id"]] = {"missing": True}
-        else:
-            target = namespace[name]
-            entry = {"describe": describe(target, exercise.get("methods", ())),
-                     "answers": []}
-            setups: dict = {}
-            results[exercise["id"]] = entry
-            for group in exercise["groups"]:
-                group = dict(group, env={k: from_plain(v)
-                                         for k, v in group["env"].items()})
-                entry["answers"].append([to_plain(answer) for answer, printed in
-                                         run_group(name, target, group,
-                                                          job["request"]["time_limit"],
-                                                          extra=extra, setups=setups)])
-        write_json(out, {"errors": errors, "answers": results})
+def send(fd: int, kind: str, data=None) -> None:
+    line = kind.encode() + (b" " + json.dumps(data).encode() if data is not None else b"")
+    write_all(fd, line + b"\n")
 
 
-def limit(job: dict) -> None:
-    """The job's limits on this process and all it starts (see `run_notebook.job`): a notebook
-    that eats memory gets a MemoryError, one that writes a huge file or forks without end
-    an OSError, and fails alone. A limit is never raised above the one in force."""
-    import resource
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)         # an error, not a killed process
-    for key, which in (("memory", resource.RLIMIT_AS), ("file_size", resource.RLIMIT_FSIZE),
-                       ("processes", resource.RLIMIT_NPROC)):
-        if job.get(key):
-            hard = resource.getrlimit(which)[1]
-            value = job[key] if hard == resource.RLIM_INFINITY else min(job[key], hard)
-            resource.setrlimit(which, (value, value))
+def probe_one(exercise: dict, namespace: dict, time_limit_: float) -> dict:
+    """Every case of one exercise run on the learner's object: its entry for the answers."""
+    name = exercise["target"]
+    if name not in namespace:
+        return {"missing": True}
+    target = namespace[name]
+    entry = {"describe": describe(target, exercise.get("methods", ())), "answers": []}
+    setups: dict = {}
+    for group in exercise["groups"]:
+        group = dict(group, env={k: from_plain(v) for k, v in group["env"].items()})
+        entry["answers"].append([to_plain(answer) for answer, printed in
+                                 run_group(name, target, group, time_limit_, setups=setups)])
+    return entry
 
 
-def main(job_file: str) -> None:
-    with open(job_file, encoding="utf-8") as f:
-        job = json.load(f)
-    out, status = job["out"], job["status"]
-    deadline = time.monotonic() + job["cells_time"]
-    limit(job)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    from IPython.core.interactiveshell import InteractiveShell
-    offlimits.load_all()
-    timings = naive_seconds_for(job)
-    extra = {"naive_seconds": lambda text, vocab_size: timings[(len(text), vocab_size)]}
-    errors: list[str] = []
-    write_json(out, {"errors": errors, "answers": {}})
-    offlimits.apply(job["allowed"], job["denied"])
+def in_child(work, to_driver: int) -> str | None:
+    """Run `work()` in a forked child; None if it ended normally, else how it ended."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            work()
+        except BaseException:
+            pass
+        finally:
+            os._exit(0)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            return "it could not be waited for"
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) != 0:
+        return f"exit status {os.WEXITSTATUS(status)}"
+    return None
+
+
+def speed_rounds(target, to_driver: int, from_driver: int) -> None:
+    """Ask the driver for timing texts and answer each with the learner's trainer (called
+    once first on a short text, untimed, as a warm-up)."""
+    try:
+        with time_limit(10):
+            target("a warm-up text, then the timed ones " * 20, 300)
+    except BaseException:
+        pass
+    while True:
+        send(to_driver, "speed")
+        block = read_block(from_driver)
+        if not block:
+            return
+        request = json.loads(block)
+        try:
+            with time_limit(request["limit"]):
+                answer = to_plain(target(request["text"], request["vocab_size"]))
+        except BaseException as e:
+            answer = {"raised": [type(e).__name__, str(e)[:200], ""]}
+        send(to_driver, "speed-answer", answer)
+
+
+def learner(job: dict, to_driver: int, from_driver: int) -> None:
+    """The learner's process: lock, run the cells, then probe level by level."""
+    limit({"processes": job.get("processes")})
+    levels = job["levels"]
+    offlimits.apply(levels[0]["allowed"], levels[0]["denied"])
     offlimits.seal()
-    forget_sources(job.get("forget_sources"))
+    from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
     config = Config()
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
     sys.path.insert(0, os.getcwd())           # as in a kernel: the notebook's folder first
-    run_cells(shell, job["cells"], job["cell_timeout"], deadline, status, errors)
-    write_json(status, {"cell": "grading"})
+    errors: list[str] = []
+    status = job["status"]
+    run_cells(shell, job["cells"], job["cell_timeout"], time.monotonic() + job["cells_time"],
+              status, errors)
+    send(to_driver, "errors", errors)
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    probe(job, shell.user_ns, out, errors, extra)
+    namespace = shell.user_ns
+    speed = job.get("speed")
+    for number, level in enumerate(levels):
+        if number:
+            send(to_driver, "next")
+            offlimits.install(read_block(from_driver))
+        for exercise in level["exercises"]:
+            write_json(status, {"cell": "grading", "exercise": exercise["id"]})
+            how = in_child(lambda: send(to_driver, "answers", {
+                "id": exercise["id"],
+                "entry": probe_one(exercise, namespace, job["time_limit"])}), to_driver)
+            if how:
+                send(to_driver, "ended", {"id": exercise["id"], "how": how})
+        if speed and speed["level"] == number and callable(namespace.get(speed["target"])):
+            write_json(status, {"cell": "grading", "exercise": "speed"})
+            in_child(lambda: speed_rounds(namespace[speed["target"]], to_driver, from_driver),
+                     to_driver)
     write_json(status, {"cell": "done"})
-    os._exit(0)
+    send(to_driver, "done")
 
 
 if __name__ == "__main__":
