@@ -411,17 +411,23 @@ def probe_one(exercise: dict, namespace: dict, time_limit_: float) -> dict:
     return entry
 
 
-def in_child(work, to_driver: int) -> str | None:
-    """Run `work()` in a forked child; None if it ended normally, else how it ended."""
+FINISHED = 77       # a probe child's exit status when its work ran to the end
+
+
+def in_child(work) -> str | None:
+    """Run `work()` in a forked child; None if it ran to its end, else how it ended (the
+    learner's code may end the process itself, `os._exit(0)` included)."""
     pid = os.fork()
     if pid == 0:
+        status = 1
         try:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             work()
+            status = FINISHED
         except BaseException:
             pass
         finally:
-            os._exit(0)
+            os._exit(status)
     while True:
         try:
             _, status = os.waitpid(pid, 0)
@@ -432,7 +438,7 @@ def in_child(work, to_driver: int) -> str | None:
             continue
     if os.WIFSIGNALED(status):
         return f"killed by signal {os.WTERMSIG(status)}"
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) != 0:
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) != FINISHED:
         return f"exit status {os.WEXITSTATUS(status)}"
     return None
 
@@ -487,13 +493,12 @@ def learner(job: dict, to_driver: int, from_driver: int) -> None:
             write_json(status, {"cell": "grading", "exercise": exercise["id"]})
             how = in_child(lambda: send(to_driver, "answers", {
                 "id": exercise["id"],
-                "entry": probe_one(exercise, namespace, job["time_limit"])}), to_driver)
+                "entry": probe_one(exercise, namespace, job["time_limit"])}))
             if how:
                 send(to_driver, "ended", {"id": exercise["id"], "how": how})
         if speed and speed["level"] == number and callable(namespace.get(speed["target"])):
             write_json(status, {"cell": "grading", "exercise": "speed"})
-            in_child(lambda: speed_rounds(namespace[speed["target"]], to_driver, from_driver),
-                     to_driver)
+            in_child(lambda: speed_rounds(namespace[speed["target"]], to_driver, from_driver))
     write_json(status, {"cell": "done"})
     send(to_driver, "done")
 

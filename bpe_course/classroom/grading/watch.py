@@ -27,11 +27,16 @@ def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
     """Wait for the notebook's process; stop it at the time limit, as soon as its processes
     together hold more than `RESIDENT` bytes of memory or run more than `THREADS`
     threads (looked at four times a second), or as soon as its folders hold more than
-    `DISK` bytes or `MAX_FILES` files (counted twice a second)."""
+    `DISK` bytes or `MAX_FILES` files (counted twice a second, and once more when it
+    ends)."""
     deadline = time.monotonic() + total_timeout
     for tick in itertools.count():
         try:
             process.wait(timeout=min(0.25, max(0.0, deadline - time.monotonic())))
+            used, files = disk_used(writable)          # once more: it may have ended first
+            if used > DISK or files > MAX_FILES:
+                return [f"stopped at {where()}: the notebook wrote more than "
+                        f"{DISK / 2**30:g} GiB or {MAX_FILES:,} files"]
             return []
         except subprocess.TimeoutExpired:
             pass
