@@ -354,6 +354,83 @@ def test_a_notebook_that_kills_its_kernel_gets_zero_and_the_others_are_graded(gr
     assert len(data["notebooks"]) == 4 and "crashes/04_regex_tokenizer.ipynb" in table
 
 
+# -- a class of malformed notebooks -------------------------------------------------------------
+
+def malformed(folder: Path) -> int:
+    """A folder of notebooks that are broken every way we know; how many there are."""
+    def cells(*sources, metadata=None):
+        return {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [{"cell_type": "code", "source": s, "metadata": metadata or {},
+                           "outputs": [], "execution_count": None} for s in sources]}
+    files = {
+        "grade_id_list/02_bpe_basics.ipynb": cells("x = 1", metadata={"nbgrader": {"grade_id": []}}),
+        "deep_cell/01_utf8_warmups.ipynb": cells("x = " + "-" * 200_000 + "1"),
+        "metadata_list/04_regex_tokenizer.ipynb": cells("x = 1", metadata=[1, 2]),
+        "nbgrader_text/05_special_tokens.ipynb": cells("x = 1", metadata={"nbgrader": "yes"}),
+        "wrong_types/01_utf8_warmups.ipynb": cells("x = 1", metadata={"nbgrader": {
+            "grade_id": 7, "grade": "yes", "points": "many", "solution": None}}),
+        "source_int/02_bpe_basics.ipynb": {"nbformat": 4, "cells": [{"cell_type": "code",
+                                                                     "source": 5}]},
+        "cell_text/02_bpe_basics.ipynb": {"nbformat": 4, "cells": ["print(1)"]},
+        "no_type/02_bpe_basics.ipynb": {"nbformat": 4, "cells": [{"source": "x"}]},
+        "cells_dict/04_regex_tokenizer.ipynb": {"nbformat": 4, "cells": {"a": 1}},
+        "format5/04_regex_tokenizer.ipynb": {"nbformat": 5, "cells": []},
+        "v3_broken/04_regex_tokenizer.ipynb": {"nbformat": 3, "worksheets": "none"},
+        "a_list/05_special_tokens.ipynb": [1, 2, 3],
+    }
+    for path, data in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(json.dumps(data), encoding="utf-8")
+    raw = {"empty/01_utf8_warmups.ipynb": b"", "latin1/01_utf8_warmups.ipynb": b"\xe9t\xe9",
+           "truncated/02_bpe_basics.ipynb": b'{"cells": [',
+           "nested/02_bpe_basics.ipynb": b"[" * 100_000 + b"]" * 100_000,
+           "huge_number/02_bpe_basics.ipynb": b'{"nbformat": 4, "cells": [], "x": 1' + b"0" * 5000 + b"}",
+           "nul/02_bpe_basics.ipynb": b"\x00" * 100}
+    for path, data in raw.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_bytes(data)
+    odd = folder / "odd"
+    odd.mkdir()
+    os.mkfifo(odd / "02_bpe_basics.ipynb")
+    (odd / "06_gpt4_tokenizer.ipynb").symlink_to("/dev/zero")
+    (odd / "07_fast_training.ipynb").mkdir()
+    (odd / "loop.ipynb").symlink_to("loop.ipynb")
+    with open(odd / "08_tokenization_in_practice.ipynb", "wb") as f:
+        f.truncate(25 * 2**20)
+    with open(os.fsencode(odd) + b"/09_\xff.ipynb", "wb") as f:
+        f.write(b"\xff\xfe")
+    return len(files) + len(raw) + 6
+
+
+def test_a_class_of_malformed_notebooks_gets_a_complete_report(tmp_path):
+    # Every notebook that cannot be read, parsed, identified or run is that notebook's
+    # one-line error; the others are graded and the report holds every one of them.
+    count = malformed(tmp_path / "class")
+    data, table = grade([tmp_path / "class"], tmp_path / "grades.json", "--jobs", "2",
+                        "--cell-timeout", "10", "--timeout", "60")
+    assert len(data["notebooks"]) == count and len(table_lines(table)) == count
+    for entry in data["notebooks"]:
+        assert entry["error"] is None or "\n" not in entry["error"], entry
+        assert entry["score"] == 0
+    errors = {Path(n["path"]).parent.name + "/" + Path(n["path"]).name: n["error"]
+              for n in data["notebooks"]}
+    assert errors["odd/02_bpe_basics.ipynb"] == "refused: a FIFO, not a regular file"
+    assert errors["odd/06_gpt4_tokenizer.ipynb"] == "refused: a symlink, not a regular file"
+    assert errors["odd/loop.ipynb"] == "refused: a symlink, not a regular file"
+    assert errors["odd/07_fast_training.ipynb"] == "refused: a folder, not a regular file"
+    assert errors["odd/08_tokenization_in_practice.ipynb"].startswith("refused: 25.0 MB")
+    assert errors["nested/02_bpe_basics.ipynb"] == "not a notebook: JSON the grader cannot read"
+    assert errors["cell_text/02_bpe_basics.ipynb"] == "not a notebook: cell 1 is malformed"
+    graded = {k for k, e in errors.items() if e is None or e.startswith("cell ")}
+    assert {"grade_id_list/02_bpe_basics.ipynb", "deep_cell/01_utf8_warmups.ipynb",
+            "metadata_list/04_regex_tokenizer.ipynb", "nbgrader_text/05_special_tokens.ipynb",
+            "wrong_types/01_utf8_warmups.ipynb"} <= graded, errors
+
+
+def table_lines(table: str) -> list[str]:
+    return [line for line in table.splitlines() if ".ipynb" in line and not line.startswith(" ")]
+
+
 # -- the parts, directly ---------------------------------------------------------------------------
 
 def test_forged_or_garbled_answers_score_nothing_and_do_not_crash_the_grader():
