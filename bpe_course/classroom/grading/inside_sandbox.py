@@ -7,14 +7,14 @@ left out), the cases to run in *levels* (exercises that may use the same
 course helpers, each level's helpers including the last's), and, for a
 worksheet with a speed requirement, what to time. Two processes do the work:
 
-- the *driver* (`main`) imports everything, the whole course included, before
-  any of the learner's code exists, and then never runs any: it forks the
-  learner's process, becomes a user of its own (as root) or undumpable (in a
-  user namespace), so that the learner's process cannot signal-free read its
-  memory, its files or its descriptors; it alone holds the original code of
-  the course and the descriptor to the grader (`report_fd`), and it holds the
-  clock: it times the course's naive trainer itself and the learner's trainer
-  from outside that process (`serve`);
+- the *driver* (`main`, then `Driver`) imports everything, the whole course
+  included, before any of the learner's code exists, and then never runs any:
+  it forks the learner's process and becomes a user of its own (as root) and
+  undumpable, so that the learner's process can neither read its memory or
+  descriptors nor trace it; it alone holds the original code of the course
+  and the pipe to the grader (the job's "report_fd"), and it holds the clock:
+  it times the course's naive trainer itself, and the learner's trainer from
+  outside that process (`Driver.time_round`);
 - the *learner's process* (`learner`) locks the course's code to the first
   level's helpers, seals the lock, runs the cells in an IPython shell (each
   with a time limit, their output discarded), then probes each exercise in a

@@ -2,8 +2,8 @@
 
 A *student* is the first folder under the PATH given to the grader. A submission
 is accepted only if it is a regular file that the submission folder itself
-contains (`read_submission`): every path is looked at with `lstat` and opened
-with `O_NOFOLLOW`, one folder at a time from the folder given, so a symlink
+contains (`read_submission`): every path is looked at with `os.lstat` and opened
+with `os.O_NOFOLLOW`, one folder at a time from the folder given, so a symlink
 (to a solution, a classmate's notebook or `/dev/zero`), a FIFO, a device, a
 folder named like a notebook or a hard link to a file outside the folder is
 refused, as is a file over the size cap (`MAX_SIZE`, `--max-size`), which is
