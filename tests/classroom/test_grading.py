@@ -508,8 +508,9 @@ def test_the_process_limit_counts_the_sandbox_alone(monkeypatch):
     for root in (True, False):
         monkeypatch.setattr(bubblewrap, "as_root", lambda: root)
         assert run_notebook.process_limit() == run_notebook.PROCESSES + 8
-    monkeypatch.setattr(bubblewrap, "available", lambda: (False, "no bwrap"))
     monkeypatch.setattr(run_notebook.os, "getuid", lambda: 4_000_000)      # a user with nothing
+    assert run_notebook.process_limit(sandboxed=False) == run_notebook.PROCESSES  # --no-sandbox
+    monkeypatch.setattr(bubblewrap, "available", lambda: (False, "no bwrap"))
     assert run_notebook.process_limit() == run_notebook.PROCESSES
 
 

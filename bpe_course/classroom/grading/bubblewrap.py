@@ -114,6 +114,7 @@ def sandbox_ids() -> list[int]:
     return ids
 
 
+@functools.cache
 def foreign_packages() -> list[Path]:
     """Every `site-packages` or `dist-packages` folder the sandbox would show that is not
     on this Python's own `sys.path` (the base interpreter's beside a virtual environment,

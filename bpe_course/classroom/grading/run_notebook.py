@@ -34,6 +34,7 @@ counts instead.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -96,13 +97,18 @@ def by_helpers(exercises: list[dict]) -> list[list[dict]]:
     return list(groups.values())
 
 
+@functools.lru_cache(maxsize=None)
+def _live(allowed: tuple, denied: tuple) -> frozenset:
+    return unlocked_names(allowed, denied)
+
+
 def chains(exercises: list[dict]) -> list[list[list[dict]]]:
     """Runs, each a list of levels (exercises with the same helpers), each level leaving at
     least the course functions the level before left usable (compared function by
     function, `offlimits.unlocked_names`)."""
     levels = []
     for group in by_helpers(exercises):
-        live = unlocked_names(group[0]["allowed"], group[0]["denied"])
+        live = _live(tuple(group[0]["allowed"]), tuple(group[0]["denied"]))
         levels.append((len(live), live, group))
     runs: list[list[tuple]] = []
     for size, live, group in sorted(levels, key=lambda level: level[0]):
@@ -115,7 +121,7 @@ def chains(exercises: list[dict]) -> list[list[list[dict]]]:
 
 
 def job(nb, levels: list[list[dict]], request: dict, cell_timeout: float,
-        total_timeout: float, speed: dict | None) -> dict:
+        total_timeout: float, speed: dict | None, sandboxed: bool = True) -> dict:
     """The job file of one run: the cells, and the exercises of `levels` (see `chains`),
     locked to the first level's helpers from the first cell."""
     cells = [(i, c.source) for i, c in enumerate(nb.cells)
@@ -124,7 +130,7 @@ def job(nb, levels: list[list[dict]], request: dict, cell_timeout: float,
             "levels": [{"allowed": level[0]["allowed"], "denied": level[0]["denied"],
                         "exercises": level} for level in levels],
             "time_limit": request["time_limit"], "memory": MEMORY, "file_size": FILE_SIZE,
-            "processes": process_limit(), "cell_timeout": cell_timeout,
+            "processes": process_limit(sandboxed), "cell_timeout": cell_timeout,
             "cells_time": max(5.0, total_timeout * 0.6), "speed": speed}
 
 
@@ -142,14 +148,15 @@ def speed_job(name: str, levels: list[list[dict]]) -> dict | None:
     return None
 
 
-def process_limit() -> int | None:
+def process_limit(sandboxed: bool = True) -> int | None:
     """The sandbox's RLIMIT_NPROC. The kernel counts processes per user: as root each
     sandbox runs as users of its own (`bubblewrap.sandbox_ids`) and in a user namespace
     the count is the namespace's own (Linux 5.14 or later), so a notebook may run
     `PROCESSES`, whatever any other sandbox runs. Otherwise (no sandbox, or no user
     namespace) its processes count with the grader's user's: what that user runs now plus
     `PROCESSES`."""
-    if bubblewrap.available()[0] and (bubblewrap.as_root() or bubblewrap.user_namespace()):
+    if sandboxed and bubblewrap.available()[0] and (bubblewrap.as_root()
+                                                    or bubblewrap.user_namespace()):
         return PROCESSES + 8                    # and the sandbox's own few
     uid = os.getuid()
     if uid == 0 or not os.path.isdir("/proc/self/task"):
@@ -185,7 +192,7 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     verdict = None
     for levels in chains(request["exercises"]):
         speed = speed_job(name, levels)
-        data = job(nb, levels, request, cell_timeout, total_timeout, speed)
+        data = job(nb, levels, request, cell_timeout, total_timeout, speed, use_sandbox)
         lines, got, rounds = run_job(data, total_timeout, use_sandbox)
         errors += [line for line in lines if line not in errors]
         answers.update(got)
@@ -227,6 +234,9 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                        cwd=cwd, start_new_session=True, pass_fds=(theirs,),
                                        env=bubblewrap.BWRAP_ENV if use_sandbox else None)
+        except BaseException:
+            os.close(ours)
+            raise
         finally:
             os.close(theirs)
         reader.start()
