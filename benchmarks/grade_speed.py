@@ -1,6 +1,7 @@
 """How fast the grader grades a class: notebooks per minute with --jobs 1 and --jobs 2.
 
-    python benchmarks/grade_speed.py [--students 10] [--jobs 1 2] [--no-sandbox] [--keep DIR]
+    python benchmarks/grade_speed.py [--students 10] [--jobs 1 2] [--busy N] [--no-sandbox]
+                                     [--keep DIR]
 
 Builds a class that looks like a real one: every student hands in every worksheet (eight
 notebooks each), and, drawn from a fixed seed, about 70 % are right (the worked solution),
@@ -12,7 +13,9 @@ It grades the class with `python -m bpe_course grade`, once per `--jobs` value, 
 fresh process with the same seed, and prints the wall time, notebooks per minute, the time
 1,200 notebooks would take at that rate (the goal: under an hour on 2 cores, at least 20
 notebooks a minute) and the load average before and after each run (`/proc/loadavg`'s
-first figure: the machine's other work). Every run must give the same total score.
+first figure: the machine's other work). `--jobs 0` lets the grader choose (the cores not
+already busy); `--busy N` keeps N other processes spinning during the runs, to measure a
+busy machine. Every run must give the same total score.
 """
 
 from __future__ import annotations
@@ -129,17 +132,19 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def grade(folder: Path, jobs: int, extra: list[str]) -> tuple[float, dict, float, float]:
+def grade(folder: Path, jobs: int, extra: list[str]) -> tuple[float, dict, float, float, str]:
     report = folder.parent / f"grades-{jobs}.json"
     before = load()
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "bpe_course", "grade", str(folder), "--json",
-                           str(report), "--jobs", str(jobs), "--seed", "1", *extra],
+                           str(report), "--seed", "1", *(["--jobs", str(jobs)] if jobs else []),
+                           *extra],
                           capture_output=True, text=True, cwd=folder.parent, check=False)
     took = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"the grader failed:\n{done.stderr}")
-    return took, json.loads(report.read_text(encoding="utf-8")), before, load()
+    chose = done.stdout.split(" at a time", 1)[0].rsplit(" ", 1)[-1]
+    return took, json.loads(report.read_text(encoding="utf-8")), before, load(), chose
 
 
 def main() -> int:
@@ -147,6 +152,8 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=10)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-sandbox", action="store_true")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="processes kept spinning meanwhile (a busy machine)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="build the class and the reports in this folder, and keep them")
     args = parser.parse_args()
@@ -161,17 +168,27 @@ def main() -> int:
               f"{'no sandbox' if extra else 'bubblewrap'}), {os.cpu_count()} cores")
         print(f"{'jobs':>4} {'seconds':>8} {'notebooks/min':>14} {'1,200 notebooks':>16}  "
               f"{'load before/after':>17}  score")
-        totals = set()
-        for jobs in args.jobs:
-            took, data, before, after = grade(folder, jobs, extra)
-            errors = sum(1 for n in data["notebooks"] if n["error"])
-            rate = notebooks / took * 60
-            totals.add(data["score"])
-            print(f"{jobs:>4} {took:>8.1f} {rate:>14.1f} {1200 / rate:>13.1f} min  "
-                  f"{before:>8.2f} / {after:<6.2f}  {data['score']:g} / {data['max_score']:g}"
-                  f" ({errors} with an error line)", flush=True)
-        if len(totals) != 1:
-            print(f"warning: the runs disagree on the total score: {sorted(totals)}")
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                    for _ in range(args.busy)]
+        try:
+            if spinners:
+                time.sleep(60)                  # let the load average see them
+            totals = set()
+            for jobs in args.jobs:
+                took, data, before, after, chose = grade(folder, jobs, extra)
+                errors = sum(1 for n in data["notebooks"] if n["error"])
+                rate = notebooks / took * 60
+                totals.add(data["score"])
+                shown = str(jobs) if jobs else f"{chose} (chosen)"
+                print(f"{shown:>4} {took:>8.1f} {rate:>14.1f} {1200 / rate:>13.1f} min  "
+                      f"{before:>8.2f} / {after:<6.2f}  {data['score']:g} / "
+                      f"{data['max_score']:g} ({errors} with an error line)", flush=True)
+            if len(totals) != 1:
+                print(f"warning: the runs disagree on the total score: {sorted(totals)}")
+        finally:
+            for spinner in spinners:
+                spinner.kill()
+                spinner.wait()
     return 0
 
 

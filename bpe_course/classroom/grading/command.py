@@ -4,16 +4,19 @@ PATH is a worksheet or a folder of them (searched recursively: a folder of
 students' folders works; a student is the first folder under PATH). Each
 notebook is graded on its own, `--jobs` at a time:
 
-1. It is identified (`submissions`): by its nbgrader cell ids, else by the
+1. It is read, if it is a regular file the folder holds and within the size
+   cap, and identified (`submissions`): by its nbgrader cell ids, else by the
    names it defines (a pasted notebook without metadata), else by the number
    in its file name.
 2. Its code cells run, check cells left out, in a sandbox (`bubblewrap`)
    that sees only its own scratch folder and the installed course, with the
    course's code off limits (`checking.offlimits`) except the helpers its
-   exercises allow. Then every case runs on the learner's functions and
-   classes, including hidden cases drawn afresh from the run's seed (recorded
-   in the report), and the raw answers come back as data (`run_notebook`
-   outside, `inside_sandbox` inside).
+   exercises allow, handed out level by level. Then every case runs on the
+   learner's functions and classes, each exercise in a process of its own,
+   including hidden cases drawn afresh from the run's seed (recorded in the
+   report), and the raw answers come back as data (`run_notebook` outside,
+   `inside_sandbox` inside), with the separate speed check where a worksheet
+   asks for speed.
 3. The grader validates those answers and compares them, in its own process,
    with answers it computes from the course's code (`scoring`). An exercise
    scores its points times the share of cases passed, the worksheet's visible
@@ -22,7 +25,8 @@ notebook is graded on its own, `--jobs` at a time:
 The report (`report`) is written atomically after every notebook, with a
 CSV beside it; `--resume` skips notebooks already in it with the same
 content. Anything that goes wrong with one notebook becomes its `error`;
-the command exits 0 whenever it could write the report.
+the command exits 0 whenever it could write the report. `--jobs` defaults to
+the cores not already busy (`free_cores`).
 """
 
 from __future__ import annotations

@@ -146,22 +146,33 @@ def forget_sources(folder: str | None) -> None:
 # -- the driver: trusted, never runs the learner's code ---------------------------------------
 
 class Lines:
-    """Lines from the learner's process, read with a deadline and a size cap."""
+    """Lines from the learner's process, read with a deadline and a size cap.
+
+    >>> r, w = os.pipe()
+    >>> _ = os.write(w, b"next\\nanswers {}\\nlast")
+    >>> os.close(w)
+    >>> lines = Lines(r)
+    >>> [lines.next() for _ in range(4)]
+    [b'next', b'answers {}', b'last', None]
+    """
 
     def __init__(self, fd: int):
-        self.fd, self.buffer, self.closed = fd, b"", False
+        self.fd, self.buffer, self.closed = fd, bytearray(), False
 
     def next(self, deadline: float | None = None) -> bytes | None:
         """The next line (without its newline; at most `MAX_LINE` bytes kept, the rest of a
         longer one dropped), or None at the end or at the deadline."""
-        dropping = False
+        dropping, searched = False, 0
         while True:
-            end = self.buffer.find(b"\n")
+            end = self.buffer.find(b"\n", searched)
             if end >= 0:
-                line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
                 return b"oversized" if dropping else line
             if len(self.buffer) > MAX_LINE:
-                self.buffer, dropping = b"", True
+                self.buffer.clear()
+                dropping = True
+            searched = len(self.buffer)
             if self.closed:
                 return None
             if deadline is not None:
@@ -173,7 +184,7 @@ class Lines:
                 self.closed = True
                 if not self.buffer:
                     return None
-                self.buffer += b"\n"
+                chunk = b"\n"
             self.buffer += chunk
 
 
