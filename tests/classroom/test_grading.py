@@ -514,6 +514,17 @@ def test_the_process_limit_counts_the_sandbox_alone(monkeypatch):
     assert run_notebook.process_limit() == run_notebook.PROCESSES
 
 
+def test_jobs_default_to_the_cores_left_idle(monkeypatch):
+    from bpe_course.classroom.grading import command
+    monkeypatch.setattr(command.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    for idle, jobs in [(0.0, 1), (0.4, 1), (1.6, 2), (2.0, 2), (7.5, 2)]:
+        monkeypatch.setattr(command, "_idle_cores", lambda sample, idle=idle: idle)
+        assert command.free_cores() == jobs
+    monkeypatch.setattr(command, "_idle_cores", lambda sample: None)    # no /proc/stat
+    monkeypatch.setattr(command.os, "getloadavg", lambda: (1.2, 0, 0))
+    assert command.free_cores() == 1
+
+
 def test_each_sandbox_gets_users_no_process_runs_as():
     from bpe_course.classroom.grading import bubblewrap
     busy = {os.stat(f"/proc/{p}").st_uid for p in os.listdir("/proc") if p.isdigit()}

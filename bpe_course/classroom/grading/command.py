@@ -38,6 +38,7 @@ import hashlib
 import os
 import secrets
 import sys
+import time
 from pathlib import Path
 
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
@@ -98,17 +99,36 @@ def grade_notebook(found: Found, options, links: dict) -> dict:
     return result
 
 
-def free_cores() -> int:
-    """The cores not already busy: usable cores minus the load average of the last minute
-    (rounded), at least 1. Two jobs on a machine whose other work keeps a core busy would
-    only take turns on the one left."""
+def free_cores(sample: float = 0.3) -> int:
+    """The cores not already busy, at least 1: the share of CPU time the machine left idle
+    over `sample` seconds (from /proc/stat), else the usable cores minus the load average.
+    Two jobs on a machine whose other work keeps a core busy take turns on the one left
+    (and take more of the machine from that work)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
         os.cpu_count() or 1)
+    free = _idle_cores(sample)
+    if free is None:
+        try:
+            free = cores - os.getloadavg()[0]
+        except OSError:
+            free = cores
+    return max(1, min(cores, int(free + 0.5)))
+
+
+def _idle_cores(sample: float) -> float | None:
+    """How many cores' worth of time went idle over `sample` seconds, or None."""
+    def times():
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return fields[3] + fields[4], sum(fields[:8])        # idle + iowait, all but guests
     try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = 0.0
-    return max(1, min(cores, int(cores - load + 0.5)))
+        idle, total = times()
+        time.sleep(sample)
+        idle2, total2 = times()
+        cpus = sum(1 for line in open("/proc/stat") if line[:3] == "cpu" and line[3].isdigit())
+    except (OSError, ValueError, IndexError):
+        return None
+    return (idle2 - idle) / max(1, total2 - total) * cpus
 
 
 # -- the command -------------------------------------------------------------------------------
