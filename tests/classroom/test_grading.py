@@ -487,7 +487,7 @@ def test_a_checker_captures_what_the_learners_code_writes(capfd):
 
 
 def test_the_driver_limits_memory_file_size_and_processes():
-    code = ("import resource\nfrom bpe_course.classroom.grading.inside_sandbox import limit\n"
+    code = ("import resource\nfrom bpe_course.classroom.grading.learner_process import limit\n"
             "limit({'memory': 6 * 2**30, 'file_size': 2**30, 'processes': 300})\n"
             "print([resource.getrlimit(r)[0] for r in (resource.RLIMIT_AS, "
             "resource.RLIMIT_FSIZE, resource.RLIMIT_NPROC)])\n"
@@ -572,8 +572,8 @@ def test_a_notebook_that_forks_without_end_stops_at_the_process_limit():
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: the process limit cannot be seen")
         prefix = ["setpriv", "--reuid=64999", "--regid=64999", "--clear-groups"]
-    code = ("import subprocess\nfrom bpe_course.classroom.grading import inside_sandbox, run_notebook\n"
-            "inside_sandbox.limit({'processes': 30})\n"
+    code = ("import subprocess\nfrom bpe_course.classroom.grading import learner_process, run_notebook\n"
+            "learner_process.limit({'processes': 30})\n"
             "started = []\ntry:\n    for _ in range(200):\n"
             "        started.append(subprocess.Popen(['sleep', '5']))\n"
             "except OSError:\n    pass\nprint(len(started))\n"

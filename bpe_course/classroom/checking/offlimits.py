@@ -53,7 +53,7 @@ PACKAGE = "bpe_course"
 # never computes an answer (the grader compares answers in its own process).
 MACHINERY = ("bpe_course.classroom.checking.offlimits", "bpe_course.classroom.checking.runner",
              "bpe_course.classroom.checking.plain", "bpe_course.classroom.grading.inside_sandbox",
-             "bpe_course.__getattr__")
+             "bpe_course.classroom.grading.learner_process", "bpe_course.__getattr__")
 
 # Not loaded by `load_all` (so refused under a lock): the command line, the instructor's
 # tools, which read notebooks with nbformat (seconds to import), the grader's side outside

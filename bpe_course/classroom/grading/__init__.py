@@ -12,6 +12,6 @@ Outside the sandbox, in the grader's process:
 - `scoring`, `report`: answers compared with the references; the JSON and CSV report
 
 Inside the sandbox: `inside_sandbox`, a trusted driver that never runs the learner's
-code and the learner's process it forks, which runs the notebook's cells and then every
-case; and `sandbox_shims/`, what `import tiktoken` finds there.
+code; `learner_process`, the process it forks, which runs the notebook's cells and then
+every case; and `sandbox_shims/`, what `import tiktoken` finds there.
 """
