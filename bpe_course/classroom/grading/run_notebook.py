@@ -342,6 +342,8 @@ def speed_verdict(speed: dict, rounds: list[dict], entry) -> dict:
     label = f"{exercise} speed (not scored)"
     if isinstance(entry, dict) and entry.get("missing"):
         return dict(verdict, message=f"⏳ {label}: there is no `{speed['target']}` to time.")
+    if not rounds and _not_attempted(entry):
+        return dict(verdict, message=f"⏳ {label}: not attempted yet.")
     best, problem = None, None
     for r in rounds:
         got = decode(_payload(r["answer"]), [MAX_ANSWERS])
@@ -369,6 +371,15 @@ def speed_verdict(speed: dict, rounds: list[dict], entry) -> dict:
     return dict(verdict, passed=passed, times_faster=round(best, 1),
                 message=f"{mark} {label}: {best:.1f}x the naive trainer's speed on texts it "
                         f"had never seen ({required}x asked).")
+
+
+def _not_attempted(entry) -> bool:
+    """Did every case of this exercise raise NotImplementedError?"""
+    groups = entry.get("answers") if isinstance(entry, dict) else None
+    answers = [a for g in groups if isinstance(g, list) for a in g] if isinstance(
+        groups, list) else []
+    return bool(answers) and all(getattr(decode(a, [MAX_ANSWERS]), "type_name", None)
+                                 == "NotImplementedError" for a in answers)
 
 
 def _read_small(path: Path, limit: int) -> bytes | None:
