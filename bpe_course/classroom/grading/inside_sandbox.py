@@ -216,7 +216,9 @@ class Driver:
             return
         self.baseline.join()
         entry = self.rounds.pop(0)
-        allowed = max(1.0, entry["naive"] / speed["required"] * 10)     # wall time: generous
+        # Wall time, generous: a trainer 10x faster in CPU time is cut only on a machine
+        # twenty times oversubscribed; a naive one stops within twice the naive time.
+        allowed = max(2.0, entry["naive"] * 2)
         message = json.dumps({"text": entry["text"], "vocab_size": speed["vocab_size"],
                               "limit": allowed}).encode()
         before = cpu_used()

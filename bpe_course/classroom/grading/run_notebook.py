@@ -350,8 +350,8 @@ def speed_verdict(speed: dict, rounds: list[dict], entry) -> dict:
         if getattr(got, "type_name", None) == "NotImplementedError":
             return dict(verdict, message=f"⏳ {label}: not attempted yet.")
         if r.get("wall") is None or getattr(got, "type_name", None) == "TookTooLong":
-            problem = problem or (f"far slower than asked: stopped after "
-                                  f"{float(r['limit']):.2f} s")
+            problem = problem or (f"slower than the naive trainer: stopped after "
+                                  f"{float(r['limit']):.2f} s, at least twice its time")
             continue
         if getattr(got, "type_name", None) is not None:
             problem = problem or f"it raised {got.type_name} on the timing text"
