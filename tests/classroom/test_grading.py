@@ -514,6 +514,68 @@ def test_the_process_limit_counts_the_sandbox_alone(monkeypatch):
     assert run_notebook.process_limit() == run_notebook.PROCESSES
 
 
+def drive(levels: list[list[str]], lines: list[bytes], speed: dict | None = None):
+    """What the grader keeps when the sandbox's driver, serving a job of `levels`, reads
+    `lines` from the learner's process (no sandbox: the driver's protocol alone)."""
+    import threading
+    from bpe_course.classroom.checking import offlimits
+    from bpe_course.classroom.grading import inside_sandbox, run_notebook
+    offlimits.register()
+    job = {"levels": [{"allowed": ["bpe_course.corpora", *(["bpe_course.pairs"] * k)],
+                       "denied": [], "exercises": [{"id": e} for e in level]}
+                      for k, level in enumerate(levels)], "speed": speed}
+    learner_r, learner_w = os.pipe()
+    to_driver_r, to_driver_w = os.pipe()
+    grader_r, grader_w = os.pipe()
+    drained = threading.Thread(target=lambda: os.read(learner_r, 1 << 24) and None)
+    drained.start()
+    reader = run_notebook.FrameReader(grader_r)
+    reader.start()
+    os.write(to_driver_w, b"\n".join(lines) + b"\n")
+    os.close(to_driver_w)
+    inside_sandbox.Driver(job, grader_w, inside_sandbox.Lines(to_driver_r), learner_w).serve()
+    for fd in (grader_w, learner_w, to_driver_r):
+        os.close(fd)
+    reader.join()
+    drained.join()
+    os.close(learner_r)
+    return run_notebook.read_frames(reader, job)
+
+
+def test_answers_sent_after_more_helpers_were_handed_out_are_refused():
+    # merge is checked at level 0, basic_tokenizer at level 1 (with more of the course's
+    # code live): an answer for merge that arrives once level 1's code is out is refused,
+    # however the learner's process orders its lines.
+    entry = {"describe": {"kind": "function"}, "answers": []}
+    answers, lines, rounds, problem = drive(
+        [["merge"], ["basic_tokenizer"]],
+        [b"errors " + json.dumps(["cell 3 ran longer than 4 s"]).encode(),
+         b"answers " + json.dumps({"id": "merge", "entry": dict(entry, answers=[[1]])}).encode(),
+         b"next",
+         b"answers " + json.dumps({"id": "merge", "entry": dict(entry, answers=[[2]])}).encode(),
+         b"answers " + json.dumps({"id": "basic_tokenizer", "entry": entry}).encode(),
+         b"answers {not json", b"done"])
+    assert problem is None and lines == ["cell 3 ran longer than 4 s"]
+    assert answers == {"merge": dict(entry, answers=[[1]]), "basic_tokenizer": entry}
+
+
+def test_a_failure_of_the_driver_is_a_line_of_the_notebooks_error(monkeypatch):
+    # Should the driver's own work fail (here: timing the speed check), the grader hears
+    # why, the learner's process gets its empty answer instead of waiting, and the rest
+    # of the notebook is graded.
+    from bpe_course.classroom.grading import inside_sandbox
+
+    def broken(self):
+        raise RuntimeError("a bug in the driver")
+    monkeypatch.setattr(inside_sandbox.Driver, "time_round", broken)
+    entry = {"describe": {"kind": "function"}, "answers": []}
+    answers, lines, rounds, problem = drive(
+        [["train_bpe"]], [b"speed", b"answers " + json.dumps(
+            {"id": "train_bpe", "entry": entry}).encode(), b"done"])
+    assert lines == ["the grader's driver failed: RuntimeError: a bug in the driver"]
+    assert answers == {"train_bpe": entry} and rounds == []
+
+
 def test_jobs_default_to_the_cores_left_idle(monkeypatch):
     from bpe_course.classroom.grading import command
     monkeypatch.setattr(command.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)

@@ -22,14 +22,8 @@ may use is never live where an exercise that may not use it is still to be
 checked, and no cell can keep a copy of it. Exercises whose helpers are not in
 such an order (each may use something the other may not) get runs of their own.
 
-The speed requirement of a worksheet (worksheet 07's `train_bpe`, at least 10
-times the course's naive trainer) is timed by the driver, outside the learner's
-process, on texts the learner's process has never seen, and reported as a
-separate, labelled check (`speed_verdict`), not in the score. Both sides are
-timed in CPU time (the naive trainer's in the driver, the learner's summed
-over every process of the sandbox), so a busy machine slows neither; when the
-learner's code starts or ends a process or thread while timed, its wall time
-counts instead.
+The speed requirement of a worksheet (worksheet 07's `train_bpe`) is timed by the
+driver, outside the learner's process, and reported as a separate check (`speed`).
 """
 
 from __future__ import annotations
@@ -37,7 +31,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import random
 import shutil
 import signal
 import subprocess
@@ -48,10 +41,10 @@ from pathlib import Path
 from ..checking.checks import shipped
 from ..checking.offlimits import unlocked_names
 from ..checking.runner import to_plain
-from ..checking.verdicts import normal
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap
-from .scoring import decode, graded_cases, speed_check
+from .scoring import graded_cases
+from .speed import speed_job, speed_verdict
 from .watch import watch
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers the grader reads at most from a run
@@ -59,7 +52,6 @@ MAX_ERRORS = 20
 MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
 FILE_SIZE = 2**30                   # bytes of one file it writes (a limit of the process)
 PROCESSES = 256                     # processes and threads it may run
-SPEED_ROUNDS = 1                    # texts the learner's trainer is timed on (the best counts)
 
 
 def is_check_cell(cell) -> bool:
@@ -132,20 +124,6 @@ def job(nb, levels: list[list[dict]], request: dict, cell_timeout: float,
             "time_limit": request["time_limit"], "memory": MEMORY, "file_size": FILE_SIZE,
             "processes": process_limit(sandboxed), "cell_timeout": cell_timeout,
             "cells_time": max(5.0, total_timeout * 0.6), "speed": speed}
-
-
-def speed_job(name: str, levels: list[list[dict]]) -> dict | None:
-    """What the driver times in a run that checks worksheet `name`'s timed exercise."""
-    check = speed_check(name)
-    if check is None:
-        return None
-    exercise, case, length, vocab_size = check
-    for number, level in enumerate(levels):
-        if any(e["id"] == exercise for e in level):
-            return {"exercise": exercise, "target": CHECKERS[exercise].target,
-                    "level": number, "length": length, "vocab_size": vocab_size,
-                    "required": case.expected, "rounds": SPEED_ROUNDS}
-    return None
 
 
 def process_limit(sandboxed: bool = True) -> int | None:
@@ -322,64 +300,14 @@ def read_frames(reader: FrameReader, data: dict
             elif kind == "ended" and isinstance(found.get("how"), str):
                 ended.append(f"the notebook's process ended while {found['id']} was checked "
                              f"({found['how'][:80]})")
+        elif kind == "failed":
+            lines.append(f"the grader's driver failed: {raw.decode('utf-8', 'replace')[:200]}")
         elif kind == "speed" and data.get("speed") and level <= data["speed"]["level"]:
-            rounds.append(dict(header, answer=raw))
+            rounds.append(dict(header, answer=_payload(raw)))
     for exercise in ended:
         if exercise not in lines:
             lines.append(exercise)
     return answers, lines, rounds, None
-
-
-def speed_verdict(speed: dict, rounds: list[dict], entry) -> dict:
-    """The separate speed check: how many times the course's naive trainer's time the
-    learner's trainer took on texts it had never seen, and whether that meets the
-    worksheet's requirement. A wrong answer on a timing text does not count."""
-    from ...training.trainer import train_bpe
-    from ..worksheets.common import random_prose
-    exercise, required = speed["exercise"], speed["required"]
-    verdict = {"exercise": exercise, "passed": False, "times_faster": None,
-               "required": required}
-    label = f"{exercise} speed (not scored)"
-    if isinstance(entry, dict) and entry.get("missing"):
-        return dict(verdict, message=f"⏳ {label}: there is no `{speed['target']}` to time.")
-    if not rounds and _not_attempted(entry):
-        return dict(verdict, message=f"⏳ {label}: not attempted yet.")
-    best, problem = None, None
-    for r in rounds:
-        got = decode(_payload(r["answer"]), [MAX_ANSWERS])
-        if getattr(got, "type_name", None) == "NotImplementedError":
-            return dict(verdict, message=f"⏳ {label}: not attempted yet.")
-        if r.get("wall") is None or getattr(got, "type_name", None) == "TookTooLong":
-            problem = problem or (f"slower than the naive trainer: stopped after "
-                                  f"{float(r['limit']):.2f} s, at least twice its time")
-            continue
-        if getattr(got, "type_name", None) is not None:
-            problem = problem or f"it raised {got.type_name} on the timing text"
-            continue
-        text = random_prose(random.Random(r["seed"]), speed["length"])[0]
-        if normal(got) != normal(train_bpe(text, speed["vocab_size"])):
-            problem = problem or "its vocab and merges on the timing text were wrong"
-            continue
-        took = r["cpu"] if isinstance(r.get("cpu"), (int, float)) else r["wall"]
-        ratio = float(r["naive"]) / max(float(took), 1e-6)
-        best = ratio if best is None else max(best, ratio)
-    if best is None:
-        why = problem or "it was never timed (the notebook's process ended first?)"
-        return dict(verdict, message=f"❌ {label}: {why}.")
-    passed = best >= required
-    mark = "✅" if passed else "❌"
-    return dict(verdict, passed=passed, times_faster=round(best, 1),
-                message=f"{mark} {label}: {best:.1f}x the naive trainer's speed on texts it "
-                        f"had never seen ({required}x asked).")
-
-
-def _not_attempted(entry) -> bool:
-    """Did every case of this exercise raise NotImplementedError?"""
-    groups = entry.get("answers") if isinstance(entry, dict) else None
-    answers = [a for g in groups if isinstance(g, list) for a in g] if isinstance(
-        groups, list) else []
-    return bool(answers) and all(getattr(decode(a, [MAX_ANSWERS]), "type_name", None)
-                                 == "NotImplementedError" for a in answers)
 
 
 def _read_small(path: Path, limit: int) -> bytes | None:

@@ -13,7 +13,7 @@ and a time limit, and anything malformed is an `Opaque` answer that equals nothi
 A *timed* case (one that compares the learner's speed with the course's naive trainer,
 `timed`) is not run in the learner's process and not scored here: anything timed where
 the learner's code runs can be fooled by that code. The grader reports it as a separate,
-labelled check instead, timed from outside the learner's reach (`speed_check`).
+labelled check instead, timed from outside the learner's reach (`speed`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 
 from ..checking.plain import Opaque, Raised, from_plain
 from ..checking.verdicts import failure_message, judge, misuse
-from ..worksheets import CHECKERS, WORKSHEETS, groups_for
+from ..worksheets import CHECKERS, groups_for
 
 VISIBLE_SHARE = 0.2     # hard-coding every case a worksheet shows earns at most this share
 
@@ -55,18 +55,6 @@ def graded_cases(group) -> list[int]:
     """The positions, in `group.cases`, of the cases the learner's code is run on and scored
     (groups keep their place, so the reference's answers stay keyed by the same index)."""
     return [k for k, case in enumerate(group.cases) if not timed(case)]
-
-
-def speed_check(name: str):
-    """(exercise, case, text length, vocab size) of worksheet `name`'s timed case, or None."""
-    sheet = WORKSHEETS[name]
-    timings = sheet.naive_timings()
-    for exercise in sheet.points:
-        for group in CHECKERS[exercise].groups():
-            for case in group.cases:
-                if timed(case) and timings:
-                    return exercise, case, len(timings[0][0]), timings[0][1]
-    return None
 
 
 def decode(answer, budget: list[int]):
