@@ -144,8 +144,8 @@ def parse(argv: list[str]):
                         help="where to write the report (default: grades.json; the CSV "
                              "goes beside it)")
     parser.add_argument("--jobs", type=int, default=None,
-                        help="notebooks graded at once (default: the cores not already busy, "
-                             "from the load average)")
+                        help="notebooks graded at once (default: the cores left idle, "
+                             "measured over a moment at the start)")
     parser.add_argument("--resume", action="store_true",
                         help="keep notebooks already graded in REPORT with the same content")
     parser.add_argument("--seed", type=int, default=None,
