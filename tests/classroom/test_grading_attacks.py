@@ -26,6 +26,7 @@ Attack class (issue 11)                          -> where it is checked
 - undoing the lock, reloading or exec'ing the course -> ivan
 - writing outside the scratch folder              -> mallory (02), test_nothing_was_written_...
 - filling memory through files (tmpfs), huge files -> judy (01); filling the disk: test_grading
+- changing the course's data (what the driver reads) -> judy (01)
 - a helper of one exercise carried over to another -> niaj (07, count_pretokens)
 - replacing the clock of the speed case             -> niaj (07, train_bpe)
 - filling the disk through the course's private copy -> oscar (01)
@@ -269,8 +270,9 @@ def klass(tmp_path_factory):
         "mallory/02_bpe_basics.ipynb": insert(worksheet("solutions", "02_bpe_basics"),
                                               "imports", cell("write_outside", CLASS=root,
                                                               CWD=cwd)),
-        "judy/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"),
-                                             None, cell("fill_memory")),
+        "judy/01_utf8_warmups.ipynb": insert(insert(worksheet("solutions", "01_utf8_warmups"),
+                                                    None, cell("fill_memory")),
+                                             None, cell("tamper_data")),
         "mallory/04_regex_tokenizer.ipynb": insert(worksheet("solutions", "04_regex_tokenizer"),
                                                    "imports", cell("kill_grader")),
         "niaj/07_fast_training.ipynb": insert(insert(worksheet("solutions", "07_fast_training"),

