@@ -254,10 +254,17 @@ def test_report_format_and_table(graded):
     data, table, _ = graded
     assert set(data) == {"notebooks", "score", "max_score", "students", "seed", "sandbox"}
     for entry in data["notebooks"]:
-        assert set(entry) == {"path", "student", "worksheet", "sha256", "score", "max_score",
-                              "error", "exercises"}
+        assert set(entry) - {"speed"} == {"path", "student", "worksheet", "sha256", "score",
+                                          "max_score", "error", "exercises"}
         for exercise in entry["exercises"]:
             assert set(exercise) == {"id", "score", "max_score", "message"}
+        # worksheet 07's speed requirement: a separate check, labelled, outside the score
+        assert ("speed" in entry) == (entry["worksheet"] == "07_fast_training")
+        if "speed" in entry:
+            assert set(entry["speed"]) == {"exercise", "passed", "times_faster", "required",
+                                           "message"}
+            assert "train_bpe speed (not scored)" in entry["speed"]["message"]
+            assert "train_bpe speed (not scored)" in table
     assert data["score"] == sum(n["score"] for n in data["notebooks"])
     assert "02_bpe_basics.ipynb" in table and "basic_tokenizer" in table and "total" in table
 
@@ -347,6 +354,83 @@ def test_a_notebook_that_kills_its_kernel_gets_zero_and_the_others_are_graded(gr
     assert len(data["notebooks"]) == 4 and "crashes/04_regex_tokenizer.ipynb" in table
 
 
+# -- a class of malformed notebooks -------------------------------------------------------------
+
+def malformed(folder: Path) -> int:
+    """A folder of notebooks that are broken every way we know; how many there are."""
+    def cells(*sources, metadata=None):
+        return {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [{"cell_type": "code", "source": s, "metadata": metadata or {},
+                           "outputs": [], "execution_count": None} for s in sources]}
+    files = {
+        "grade_id_list/02_bpe_basics.ipynb": cells("x = 1", metadata={"nbgrader": {"grade_id": []}}),
+        "deep_cell/01_utf8_warmups.ipynb": cells("x = " + "-" * 200_000 + "1"),
+        "metadata_list/04_regex_tokenizer.ipynb": cells("x = 1", metadata=[1, 2]),
+        "nbgrader_text/05_special_tokens.ipynb": cells("x = 1", metadata={"nbgrader": "yes"}),
+        "wrong_types/01_utf8_warmups.ipynb": cells("x = 1", metadata={"nbgrader": {
+            "grade_id": 7, "grade": "yes", "points": "many", "solution": None}}),
+        "source_int/02_bpe_basics.ipynb": {"nbformat": 4, "cells": [{"cell_type": "code",
+                                                                     "source": 5}]},
+        "cell_text/02_bpe_basics.ipynb": {"nbformat": 4, "cells": ["print(1)"]},
+        "no_type/02_bpe_basics.ipynb": {"nbformat": 4, "cells": [{"source": "x"}]},
+        "cells_dict/04_regex_tokenizer.ipynb": {"nbformat": 4, "cells": {"a": 1}},
+        "format5/04_regex_tokenizer.ipynb": {"nbformat": 5, "cells": []},
+        "v3_broken/04_regex_tokenizer.ipynb": {"nbformat": 3, "worksheets": "none"},
+        "a_list/05_special_tokens.ipynb": [1, 2, 3],
+    }
+    for path, data in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(json.dumps(data), encoding="utf-8")
+    raw = {"empty/01_utf8_warmups.ipynb": b"", "latin1/01_utf8_warmups.ipynb": b"\xe9t\xe9",
+           "truncated/02_bpe_basics.ipynb": b'{"cells": [',
+           "nested/02_bpe_basics.ipynb": b"[" * 100_000 + b"]" * 100_000,
+           "huge_number/02_bpe_basics.ipynb": b'{"nbformat": 4, "cells": [], "x": 1' + b"0" * 5000 + b"}",
+           "nul/02_bpe_basics.ipynb": b"\x00" * 100}
+    for path, data in raw.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_bytes(data)
+    odd = folder / "odd"
+    odd.mkdir()
+    os.mkfifo(odd / "02_bpe_basics.ipynb")
+    (odd / "06_gpt4_tokenizer.ipynb").symlink_to("/dev/zero")
+    (odd / "07_fast_training.ipynb").mkdir()
+    (odd / "loop.ipynb").symlink_to("loop.ipynb")
+    with open(odd / "08_tokenization_in_practice.ipynb", "wb") as f:
+        f.truncate(25 * 2**20)
+    with open(os.fsencode(odd) + b"/09_\xff.ipynb", "wb") as f:
+        f.write(b"\xff\xfe")
+    return len(files) + len(raw) + 6
+
+
+def test_a_class_of_malformed_notebooks_gets_a_complete_report(tmp_path):
+    # Every notebook that cannot be read, parsed, identified or run is that notebook's
+    # one-line error; the others are graded and the report holds every one of them.
+    count = malformed(tmp_path / "class")
+    data, table = grade([tmp_path / "class"], tmp_path / "grades.json", "--jobs", "2",
+                        "--cell-timeout", "10", "--timeout", "60")
+    assert len(data["notebooks"]) == count and len(table_lines(table)) == count
+    for entry in data["notebooks"]:
+        assert entry["error"] is None or "\n" not in entry["error"], entry
+        assert entry["score"] == 0
+    errors = {Path(n["path"]).parent.name + "/" + Path(n["path"]).name: n["error"]
+              for n in data["notebooks"]}
+    assert errors["odd/02_bpe_basics.ipynb"] == "refused: a FIFO, not a regular file"
+    assert errors["odd/06_gpt4_tokenizer.ipynb"] == "refused: a symlink, not a regular file"
+    assert errors["odd/loop.ipynb"] == "refused: a symlink, not a regular file"
+    assert errors["odd/07_fast_training.ipynb"] == "refused: a folder, not a regular file"
+    assert errors["odd/08_tokenization_in_practice.ipynb"].startswith("refused: 25.0 MB")
+    assert errors["nested/02_bpe_basics.ipynb"] == "not a notebook: JSON the grader cannot read"
+    assert errors["cell_text/02_bpe_basics.ipynb"] == "not a notebook: cell 1 is malformed"
+    graded = {k for k, e in errors.items() if e is None or e.startswith("cell ")}
+    assert {"grade_id_list/02_bpe_basics.ipynb", "deep_cell/01_utf8_warmups.ipynb",
+            "metadata_list/04_regex_tokenizer.ipynb", "nbgrader_text/05_special_tokens.ipynb",
+            "wrong_types/01_utf8_warmups.ipynb"} <= graded, errors
+
+
+def table_lines(table: str) -> list[str]:
+    return [line for line in table.splitlines() if ".ipynb" in line and not line.startswith(" ")]
+
+
 # -- the parts, directly ---------------------------------------------------------------------------
 
 def test_forged_or_garbled_answers_score_nothing_and_do_not_crash_the_grader():
@@ -403,7 +487,7 @@ def test_a_checker_captures_what_the_learners_code_writes(capfd):
 
 
 def test_the_driver_limits_memory_file_size_and_processes():
-    code = ("import resource\nfrom bpe_course.classroom.grading.inside_sandbox import limit\n"
+    code = ("import resource\nfrom bpe_course.classroom.grading.learner_process import limit\n"
             "limit({'memory': 6 * 2**30, 'file_size': 2**30, 'processes': 300})\n"
             "print([resource.getrlimit(r)[0] for r in (resource.RLIMIT_AS, "
             "resource.RLIMIT_FSIZE, resource.RLIMIT_NPROC)])\n"
@@ -415,19 +499,100 @@ def test_the_driver_limits_memory_file_size_and_processes():
     assert done.stdout.split("\n")[:2] == [str([6 * 2**30, 2**30, 300]), "OSError"], done
 
 
-def test_the_process_limit_is_what_the_user_runs_plus_a_margin(monkeypatch):
+def test_the_process_limit_counts_the_sandbox_alone(monkeypatch):
+    # In a sandbox the kernel counts a notebook's processes apart from every other one's: as
+    # root each sandbox runs as users of its own, in a user namespace the count is the
+    # namespace's. Only without either do they count with the grader's user's.
     from bpe_course.classroom.grading import bubblewrap, run_notebook
-    monkeypatch.setattr(bubblewrap, "as_root", lambda: False)
+    monkeypatch.setattr(bubblewrap, "available", lambda: (True, "bubblewrap"))
+    for root in (True, False):
+        monkeypatch.setattr(bubblewrap, "as_root", lambda: root)
+        assert run_notebook.process_limit() == run_notebook.PROCESSES + 8
     monkeypatch.setattr(run_notebook.os, "getuid", lambda: 4_000_000)      # a user with nothing
+    assert run_notebook.process_limit(sandboxed=False) == run_notebook.PROCESSES  # --no-sandbox
+    monkeypatch.setattr(bubblewrap, "available", lambda: (False, "no bwrap"))
     assert run_notebook.process_limit() == run_notebook.PROCESSES
-    # Root is exempt from the limit, so a grader run as root runs notebooks as nobody, and
-    # the limit counts nobody's processes.
-    monkeypatch.setattr(bubblewrap, "as_root", lambda: True)
-    monkeypatch.setattr(run_notebook.os, "listdir", lambda path: [] if path == "/proc" else ["1"])
-    assert run_notebook.process_limit() == run_notebook.PROCESSES
-    monkeypatch.undo()
-    if os.getuid() != 0:
-        assert run_notebook.process_limit() > run_notebook.PROCESSES  # this test's own process counts
+
+
+def drive(levels: list[list[str]], lines: list[bytes], speed: dict | None = None):
+    """What the grader keeps when the sandbox's driver, serving a job of `levels`, reads
+    `lines` from the learner's process (no sandbox: the driver's protocol alone)."""
+    import threading
+    from bpe_course.classroom.checking import offlimits
+    from bpe_course.classroom.grading import inside_sandbox, run_notebook
+    offlimits.register()
+    job = {"levels": [{"allowed": ["bpe_course.corpora", *(["bpe_course.pairs"] * k)],
+                       "denied": [], "exercises": [{"id": e} for e in level]}
+                      for k, level in enumerate(levels)], "speed": speed}
+    learner_r, learner_w = os.pipe()
+    to_driver_r, to_driver_w = os.pipe()
+    grader_r, grader_w = os.pipe()
+    drained = threading.Thread(target=lambda: os.read(learner_r, 1 << 24) and None)
+    drained.start()
+    reader = run_notebook.FrameReader(grader_r)
+    reader.start()
+    os.write(to_driver_w, b"\n".join(lines) + b"\n")
+    os.close(to_driver_w)
+    inside_sandbox.Driver(job, grader_w, inside_sandbox.Lines(to_driver_r), learner_w).serve()
+    for fd in (grader_w, learner_w, to_driver_r):
+        os.close(fd)
+    reader.join()
+    drained.join()
+    os.close(learner_r)
+    return run_notebook.read_frames(reader, job)
+
+
+def test_answers_sent_after_more_helpers_were_handed_out_are_refused():
+    # merge is checked at level 0, basic_tokenizer at level 1 (with more of the course's
+    # code live): an answer for merge that arrives once level 1's code is out is refused,
+    # however the learner's process orders its lines.
+    entry = {"describe": {"kind": "function"}, "answers": []}
+    answers, lines, rounds, problem = drive(
+        [["merge"], ["basic_tokenizer"]],
+        [b"errors " + json.dumps(["cell 3 ran longer than 4 s"]).encode(),
+         b"answers " + json.dumps({"id": "merge", "entry": dict(entry, answers=[[1]])}).encode(),
+         b"next",
+         b"answers " + json.dumps({"id": "merge", "entry": dict(entry, answers=[[2]])}).encode(),
+         b"answers " + json.dumps({"id": "basic_tokenizer", "entry": entry}).encode(),
+         b"answers {not json", b"done"])
+    assert problem is None and lines == ["cell 3 ran longer than 4 s"]
+    assert answers == {"merge": dict(entry, answers=[[1]]), "basic_tokenizer": entry}
+
+
+def test_a_failure_of_the_driver_is_a_line_of_the_notebooks_error(monkeypatch):
+    # Should the driver's own work fail (here: timing the speed check), the grader hears
+    # why, the learner's process gets its empty answer instead of waiting, and the rest
+    # of the notebook is graded.
+    from bpe_course.classroom.grading import inside_sandbox
+
+    def broken(self):
+        raise RuntimeError("a bug in the driver")
+    monkeypatch.setattr(inside_sandbox.Driver, "time_round", broken)
+    entry = {"describe": {"kind": "function"}, "answers": []}
+    answers, lines, rounds, problem = drive(
+        [["train_bpe"]], [b"speed", b"answers " + json.dumps(
+            {"id": "train_bpe", "entry": entry}).encode(), b"done"])
+    assert lines == ["the grader's driver failed: RuntimeError: a bug in the driver"]
+    assert answers == {"train_bpe": entry} and rounds == []
+
+
+def test_jobs_default_to_the_cores_left_idle(monkeypatch):
+    from bpe_course.classroom.grading import command
+    monkeypatch.setattr(command.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    for idle, jobs in [(0.0, 1), (0.4, 1), (1.6, 2), (2.0, 2), (7.5, 2)]:
+        monkeypatch.setattr(command, "_idle_cores", lambda sample, idle=idle: idle)
+        assert command.free_cores() == jobs
+    monkeypatch.setattr(command, "_idle_cores", lambda sample: None)    # no /proc/stat
+    monkeypatch.setattr(command.os, "getloadavg", lambda: (1.2, 0, 0))
+    assert command.free_cores() == 1
+
+
+def test_each_sandbox_gets_users_no_process_runs_as():
+    from bpe_course.classroom.grading import bubblewrap
+    busy = {os.stat(f"/proc/{p}").st_uid for p in os.listdir("/proc") if p.isdigit()}
+    drawn = [uid for _ in range(50) for uid in bubblewrap.sandbox_ids()]
+    assert len(set(drawn)) == len(drawn) and not busy & set(drawn)
+    assert all(bubblewrap.IDS[0] <= uid < bubblewrap.IDS[1] for uid in drawn)
 
 
 def test_the_grader_stops_a_notebook_whose_processes_together_hold_too_much_memory(
@@ -469,9 +634,8 @@ def test_a_notebook_that_forks_without_end_stops_at_the_process_limit():
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: the process limit cannot be seen")
         prefix = ["setpriv", "--reuid=64999", "--regid=64999", "--clear-groups"]
-    code = ("import subprocess\nfrom bpe_course.classroom.grading import inside_sandbox, run_notebook\n"
-            "run_notebook.PROCESSES = 30\n"
-            "inside_sandbox.limit({'processes': run_notebook.process_limit()})\n"
+    code = ("import subprocess\nfrom bpe_course.classroom.grading import learner_process, run_notebook\n"
+            "learner_process.limit({'processes': 30})\n"
             "started = []\ntry:\n    for _ in range(200):\n"
             "        started.append(subprocess.Popen(['sleep', '5']))\n"
             "except OSError:\n    pass\nprint(len(started))\n"

@@ -26,13 +26,33 @@ Attack class (issue 11)                          -> where it is checked
 - undoing the lock, reloading or exec'ing the course -> ivan
 - writing outside the scratch folder              -> mallory (02), test_nothing_was_written_...
 - filling memory through files (tmpfs), huge files -> judy (01); filling the disk: test_grading
+- changing the course's data (what the driver reads) -> judy (01)
 - a helper of one exercise carried over to another -> niaj (07, count_pretokens)
 - replacing the clock of the speed case             -> niaj (07, train_bpe)
 - filling the disk through the course's private copy -> oscar (01)
 - more processes than allowed (as root: none)     -> peggy (01); memory: test_grading
 - the grader's environment read through /proc      -> trudy (01)
+Issue 27: files that are not what they seem, one notebook that stops everyone, sandboxes
+that share a limit
+- a symlink to a solution, to a classmate; a hard link -> sybil (02, 01, 04): refused
+- a FIFO, a link to /dev/zero, a folder, 300 MB      -> sybil (05, 06, 08, 07): refused
+- a linked folder                                   -> sybil/linked: not followed
+- lone surrogates, escape sequences (message, type
+  name, file name), a non-UTF-8 file name           -> ursula, victor: report and table hold
+- a per-user process limit shared by sandboxes      -> kim holds 250 processes; kim and leo
+                                                       report their users: their own
+- the kernel keyring shared between sandboxes       -> kim writes an answer there, leo reads
+- packages outside the course's environment         -> nora (01)
+- the speed case: naive trainer, clocks, memoizing,
+  the driver's objects                              -> niaj (07): a separate check, failed
+- nbgrader's check cells patched                    -> yara (02): zero here (under nbgrader:
+                                                       test_nbgrader)
+- KeyboardInterrupt, GeneratorExit, os._exit in one
+  checked function                                  -> walter (02): that exercise alone
+- gigabytes printed                                 -> xena (01): cut, not held
 Honest shapes: alice ("Copy of", a -Copy1 blank, a renamed file, a pasted notebook
-without metadata, a slow scratch cell).
+without metadata, a slow scratch cell), beth (Colab, VS Code, nbformat 3, a byte-order
+mark).
 """
 
 from __future__ import annotations
@@ -41,6 +61,8 @@ import csv
 import hashlib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -51,7 +73,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from bpe_course.classroom.grading import bubblewrap
+from bpe_course.classroom.grading import bubblewrap, run_notebook
+from bpe_course.classroom.grading.report import printable
 from bpe_course.classroom.worksheets import WORKSHEETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,10 +111,11 @@ def insert(nb, after: str | None, source: str):
 
 
 def fill_course_copy(nb):
-    """The package-copy attack, in ten cells so that no one cell reaches its time limit,
-    even on a loaded machine (a cell of 25,000 files took over 4 s under load)."""
-    for start in range(0, 101_000, 10_100):
-        insert(nb, None, cell("package_copy_files", START=start, STOP=start + 10_100))
+    """The package-copy attack, in sixteen cells so that no one cell reaches its time limit
+    (even on a busy machine)."""
+    for start in range(0, 101_000, 6_313):
+        insert(nb, None, cell("package_copy_files", START=start,
+                              STOP=min(start + 6_313, 101_000)))
     return nb
 
 
@@ -110,8 +134,59 @@ def strip_metadata(nb):
 
 
 def snapshot(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    """What the folder holds, without following a link or reading a FIFO or a huge file."""
+    found = {}
+    for top, dirs, files in os.walk(folder):
+        for name in files + dirs:
+            path = Path(top) / name
+            info = os.lstat(path)
+            if os.path.islink(path):
+                found[str(path.relative_to(folder))] = "-> " + os.readlink(path)
+            elif path.is_file() and info.st_size < 2**20:
+                found[str(path.relative_to(folder))] = hashlib.sha256(
+                    path.read_bytes()).hexdigest()
+            else:
+                found[str(path.relative_to(folder))] = (info.st_mode, info.st_size)
+    return found
+
+
+# -- shapes in which honest work arrives -----------------------------------------------------------
+
+def colab(nb):
+    """As Colab saves a notebook: format 4.0, ids and Colab's keys in the metadata, no
+    nbgrader metadata (Colab keeps only what it knows)."""
+    data = json.loads(nbformat.writes(nb))
+    data["nbformat_minor"] = 0
+    data["metadata"] = {"colab": {"provenance": [], "name": "Untitled0.ipynb"},
+                        "kernelspec": {"name": "python3", "display_name": "Python 3"},
+                        "language_info": {"name": "python"}}
+    for k, c in enumerate(data["cells"]):
+        c.pop("id", None)
+        c["metadata"] = {"id": f"c{k:08x}", **({"colab": {"base_uri": "https://localhost:8080/"},
+                                                "outputId": f"o{k:08x}"}
+                                               if c["cell_type"] == "code" else {})}
+    return json.dumps(data, indent=2)
+
+
+def vscode(nb):
+    """As VS Code saves a notebook on Windows: CRLF line ends, its own metadata beside
+    nbgrader's, one-line sources as a single string."""
+    data = json.loads(nbformat.writes(nb))
+    data["metadata"]["vscode"] = {"interpreter": {"hash": "0" * 64}}
+    for c in data["cells"]:
+        c["metadata"]["vscode"] = {"languageId": "python"}
+        if isinstance(c["source"], list) and len(c["source"]) == 1:
+            c["source"] = c["source"][0]
+    return json.dumps(data, indent=1).replace("\n", "\r\n")
+
+
+def old_format(nb):
+    """nbformat 3: cells in worksheets, a code cell's source in `input`."""
+    return nbformat.writes(nbformat.convert(nb, 3), version=3)
+
+
+def with_bom(nb):
+    return "\ufeff" + nbformat.writes(nb)
 
 
 def run_grader(args, cwd: Path, env=None, timeout=600) -> subprocess.CompletedProcess:
@@ -128,6 +203,27 @@ def table_scores(stdout: str) -> dict:
         if len(parts) == 4 and parts[0].endswith(".ipynb") and parts[2] == "/":
             found[parts[0]] = (float(parts[1]), float(parts[3]))
     return found
+
+
+def refused(base: Path, root: Path) -> None:
+    """sybil's files, none of them a notebook of hers: links to the instructor's solutions
+    (beside the class folder, as the README's layout has it) and to a classmate's, a hard
+    link, a FIFO, a link to /dev/zero, a 300 MB file, a folder, a linked folder."""
+    solutions = base / "solutions"
+    solutions.mkdir()
+    for name in ("02_bpe_basics", "04_regex_tokenizer"):
+        shutil.copy(ROOT / "solutions" / f"{name}.ipynb", solutions)
+    sybil = root / "sybil"
+    sybil.mkdir()
+    (sybil / "02_bpe_basics.ipynb").symlink_to("../../solutions/02_bpe_basics.ipynb")
+    (sybil / "01_utf8_warmups.ipynb").symlink_to("../alice/homework.ipynb")
+    os.link(solutions / "04_regex_tokenizer.ipynb", sybil / "04_regex_tokenizer.ipynb")
+    os.mkfifo(sybil / "05_special_tokens.ipynb")
+    (sybil / "06_gpt4_tokenizer.ipynb").symlink_to("/dev/zero")
+    with open(sybil / "07_fast_training.ipynb", "wb") as f:
+        f.truncate(300 * 2**20)                             # sparse: no disk used
+    (sybil / "08_tokenization_in_practice.ipynb").mkdir()
+    (sybil / "linked").symlink_to(solutions)
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +251,7 @@ def klass(tmp_path_factory):
                                               None, cell("references_utf8")),
         "carol/04_regex_tokenizer.ipynb": insert(worksheet("solutions", "04_regex_tokenizer"),
                                                  None, cell("delegate_regex")),
+        "carol/07_fast_training.ipynb": worksheet("solutions", "07_fast_training"),
         "dave/05_special_tokens.ipynb": insert(worksheet("solutions", "05_special_tokens"),
                                                None, cell("super_save_load")),
         "dave/02_bpe_basics.ipynb": insert(ex02(), "merge_code", cell("read_solutions")),
@@ -173,8 +270,9 @@ def klass(tmp_path_factory):
         "mallory/02_bpe_basics.ipynb": insert(worksheet("solutions", "02_bpe_basics"),
                                               "imports", cell("write_outside", CLASS=root,
                                                               CWD=cwd)),
-        "judy/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"),
-                                             None, cell("fill_memory")),
+        "judy/01_utf8_warmups.ipynb": insert(insert(worksheet("solutions", "01_utf8_warmups"),
+                                                    None, cell("fill_memory")),
+                                             None, cell("tamper_data")),
         "mallory/04_regex_tokenizer.ipynb": insert(worksheet("solutions", "04_regex_tokenizer"),
                                                    "imports", cell("kill_grader")),
         "niaj/07_fast_training.ipynb": insert(insert(worksheet("solutions", "07_fast_training"),
@@ -186,10 +284,39 @@ def klass(tmp_path_factory):
                                               cell("many_processes")),
         "trudy/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"), None,
                                               cell("leak_env")),
+        "beth/01_utf8_warmups.ipynb": colab(worksheet("solutions", "01_utf8_warmups")),
+        "beth/02_bpe_basics.ipynb": vscode(worksheet("solutions", "02_bpe_basics")),
+        "beth/08_tokenization_in_practice.ipynb": old_format(
+            worksheet("solutions", "08_tokenization_in_practice")),
+        "beth/09_sentencepiece.ipynb": with_bom(worksheet("solutions", "09_sentencepiece")),
+        "kim/01_utf8_warmups.ipynb": insert(insert(worksheet("solutions", "01_utf8_warmups"),
+                                                   None, cell("keyring_write")),
+                                            None, cell("hold_processes")),
+        "leo/01_utf8_warmups.ipynb": insert(insert(worksheet("exercises", "01_utf8_warmups"),
+                                                   None, cell("keyring_read")),
+                                            None, cell("whoami")),
+        "nora/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"), None,
+                                             cell("foreign_packages")),
+        "ursula/01_\x1b]0;pwned\x07\x1b[2K.ipynb": insert(
+            worksheet("exercises", "01_utf8_warmups"), None, cell("hostile_strings")),
+        "walter/02_bpe_basics.ipynb": insert(worksheet("solutions", "02_bpe_basics"), None,
+                                             cell("interrupted")),
+        "xena/01_utf8_warmups.ipynb": insert(worksheet("solutions", "01_utf8_warmups"), None,
+                                             cell("print_gigabytes")),
+        "yara/02_bpe_basics.ipynb": insert(worksheet("exercises", "02_bpe_basics"), "imports",
+                                           cell("patch_checks")),
     }
+    insert(books["niaj/07_fast_training.ipynb"], "train_bpe_code", cell("fake_speed"))
     for path, nb in books.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, root / path)
+        if isinstance(nb, str):
+            (root / path).write_text(nb, encoding="utf-8")
+        else:
+            nbformat.write(nb, root / path)
+    (root / "victor").mkdir()                               # a name that is not UTF-8
+    with open(os.fsencode(root / "victor") + b"/01_\xff\xfe.ipynb", "wb") as f:
+        f.write((ROOT / "solutions" / "01_utf8_warmups.ipynb").read_bytes())
+    refused(base, root)
     before = snapshot(root)
     done = run_grader([root, "--json", report, "--jobs", "2", "--cell-timeout", "4",
                        "--timeout", "120"], cwd, env=dict(os.environ, BPE_TEST_SECRET=SECRET))
@@ -235,6 +362,14 @@ def test_honest_shapes_are_graded_in_full(klass):
     assert slow["score"] == 5 and "ran longer than 4 s and was stopped" in slow["error"]
 
 
+@pytest.mark.parametrize("name", ["01_utf8_warmups", "02_bpe_basics",        # Colab, VS Code,
+                                  "08_tokenization_in_practice",              # nbformat 3,
+                                  "09_sentencepiece"])                        # a byte-order mark
+def test_notebooks_saved_by_other_tools_are_graded_in_full(klass, name):
+    found = entry(klass, f"beth/{name}.ipynb")
+    assert (found["worksheet"], found["score"], found["error"]) == (name, full(name), None)
+
+
 def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     alice = next(s for s in klass["data"]["students"] if s["student"] == "alice")
     total = sum(full(w) for w in ("02_bpe_basics", "01_utf8_warmups", "04_regex_tokenizer",
@@ -242,9 +377,11 @@ def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     assert alice["score"] == total and alice["max_score"] == total
     assert alice["other_notebooks"] == [str(klass["root"] / "alice/02_bpe_basics-Copy1.ipynb")]
     rows = list(csv.DictReader(klass["report"].with_suffix(".csv").open(encoding="utf-8")))
-    assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave", "erin", "frank",
-                                            "grace", "heidi", "ivan", "judy", "mallory", "niaj",
-                                            "oscar", "peggy", "trudy"]
+    assert [r["student"] for r in rows] == ["alice", "beth", "bob", "carol", "dave", "erin",
+                                            "frank", "grace", "heidi", "ivan", "judy", "kim",
+                                            "leo", "mallory", "niaj", "nora", "oscar", "peggy",
+                                            "sybil", "trudy", "ursula", "victor", "walter",
+                                            "xena", "yara"]
     assert rows[0]["02_bpe_basics"] == str(full("02_bpe_basics"))
     assert rows[0]["total"] == str(total)
 
@@ -312,9 +449,12 @@ def test_undoing_the_lock_or_loading_the_course_afresh_fails(klass):
     only(klass, "ivan/02_bpe_basics.ipynb", "02_bpe_basics", get_stats=1)
 
 
+NOTEBOOKS = 44                      # every notebook of the class, refused ones included
+
+
 def test_killing_from_inside_the_sandbox_reaches_nothing(klass):
     assert entry(klass, "mallory/04_regex_tokenizer.ipynb")["score"] == 4
-    assert len(klass["data"]["notebooks"]) == 24
+    assert len(klass["data"]["notebooks"]) == NOTEBOOKS
 
 
 def test_a_helper_of_one_exercise_cannot_be_carried_over_to_another(klass):
@@ -325,10 +465,24 @@ def test_a_helper_of_one_exercise_cannot_be_carried_over_to_another(klass):
     assert "off limits" in message(klass, "niaj/07_fast_training.ipynb", "count_pretokens")
 
 
-def test_replacing_the_clock_does_not_pass_the_speed_case(klass):
-    train = scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"]
-    assert 0 < train < WORKSHEETS["07_fast_training"].points["train_bpe"]   # correct, but slow
-    assert "distinct pre-token" in message(klass, "niaj/07_fast_training.ipynb", "train_bpe")
+def test_no_clock_or_memo_in_reach_passes_the_speed_requirement(klass):
+    # The naive loop, memoized, with every clock in its process stopped and every timing the
+    # driver's objects might hold raised: correct, so its points are full, but the speed
+    # check (separate, not scored) is timed by the driver on texts it has never seen.
+    niaj = entry(klass, "niaj/07_fast_training.ipynb")
+    assert scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"] == \
+        WORKSHEETS["07_fast_training"].points["train_bpe"]
+    speed = niaj["speed"]
+    assert not speed["passed"] and (speed["times_faster"] or 0) < 3, speed
+    assert speed["message"].startswith("❌ train_bpe speed (not scored):"), speed
+    assert "train_bpe speed (not scored)" in klass["done"].stdout
+
+
+def test_the_solution_passes_the_speed_requirement(klass):
+    # CPU time on both sides, so a busy machine slows neither: the worked solution trains
+    # about 20 times faster than the naive loop, twice what is asked.
+    speed = entry(klass, "carol/07_fast_training.ipynb")["speed"]
+    assert speed["passed"] and speed["times_faster"] >= 10, speed
 
 
 def test_filling_the_disk_through_the_course_copy_is_stopped(klass):
@@ -354,8 +508,9 @@ def test_the_graders_environment_stays_out_of_the_sandbox(klass):
 def test_the_report_on_disk_equals_the_printed_table_after_exit(klass):
     assert klass["report"].read_text(encoding="utf-8") == klass["on_exit"]
     printed = table_scores(klass["done"].stdout)
-    on_disk = {n["path"]: (n["score"], n["max_score"]) for n in klass["data"]["notebooks"]}
-    assert printed == on_disk and len(printed) == 24, klass["done"].stdout
+    on_disk = {printable(n["path"]): (n["score"], n["max_score"])
+               for n in klass["data"]["notebooks"]}
+    assert printed == on_disk and len(printed) == NOTEBOOKS, klass["done"].stdout
     assert not Path(str(klass["report"]) + ".outlived").exists()
     assert klass["data"]["sandbox"].startswith("bubblewrap"), klass["data"]["sandbox"]
     assert isinstance(klass["data"]["seed"], int)
@@ -445,3 +600,96 @@ def test_without_bubblewrap_the_grader_refuses_unless_told(tmp_path):
                       timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "g.json").read_text())["sandbox"].startswith("none")
+
+
+# -- issue 27: files that are not what they seem ---------------------------------------------------
+
+@pytest.mark.parametrize("name, reason", [
+    ("02_bpe_basics", "refused: a symlink"),                 # to the instructor's solution
+    ("01_utf8_warmups", "refused: a symlink"),               # to a classmate's notebook
+    ("04_regex_tokenizer", "refused: a hard link to a file outside the submission folder"),
+    ("05_special_tokens", "refused: a FIFO"),
+    ("06_gpt4_tokenizer", "refused: a symlink"),             # to /dev/zero
+    ("07_fast_training", "refused: 300.0 MB, larger than the 20 MB"),
+    ("08_tokenization_in_practice", "refused: a folder")])
+def test_what_is_not_a_regular_file_of_the_folder_is_refused(klass, name, reason):
+    found = entry(klass, f"sybil/{name}.ipynb")
+    assert found["error"].startswith(reason) and "\n" not in found["error"], found
+    assert found["score"] == 0 and found["worksheet"] == name
+
+
+def test_a_linked_folder_is_not_followed(klass):
+    assert not [n for n in klass["data"]["notebooks"] if "/sybil/linked/" in n["path"]]
+    sybil = next(s for s in klass["data"]["students"] if s["student"] == "sybil")
+    assert sybil["score"] == 0
+
+
+# -- issue 27: the report and the terminal survive any string ----------------------------------
+
+def test_lone_surrogates_and_escape_sequences_reach_neither_report_nor_terminal(klass):
+    ursula = entry(klass, "ursula/01_\x1b]0;pwned\x07\x1b[2K.ipynb")
+    assert ursula["score"] == 0
+    assert "\ud800" in message(klass, ursula["path"].split("/class/")[1], "utf8_bytes")
+    raw = klass["report"].read_bytes().decode("utf-8")            # strict: valid UTF-8
+    assert "\\ud800" in raw and "\\u001b" in raw
+    out = klass["done"].stdout
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e\ud800-\udfff]", out)
+    assert "\\x1b]0;pwned\\x07" in out                          # the file's name
+    assert "it is a \\x1b[1A\\x1b[2Kfake" in out                # a type's name
+    assert "Evil\\u001b[31m" in raw                              # the type's name
+    assert klass["report"].with_suffix(".csv").read_bytes().decode("utf-8")
+
+
+def test_a_file_name_that_is_not_utf8_is_graded_and_reported(klass):
+    victor = entry(klass, "victor/01_\udcff\udcfe.ipynb")
+    assert (victor["score"], victor["error"]) == (full("01_utf8_warmups"), None)
+    assert "01_\\udcff\\udcfe.ipynb" in klass["report"].read_text(encoding="utf-8")
+    assert "01_\\udcff\\udcfe.ipynb" in klass["done"].stdout
+
+
+# -- issue 27: sandboxes isolated from each other -------------------------------------------------
+
+def who(klass, path: str) -> tuple[int, int]:
+    found = re.search(r"uid (\d+) nproc (\d+)", message(klass, path, "safe_decode"))
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_each_sandbox_runs_as_a_user_of_its_own_with_its_own_process_limit(klass):
+    kim, leo = who(klass, "kim/01_utf8_warmups.ipynb"), who(klass, "leo/01_utf8_warmups.ipynb")
+    assert kim[0] != leo[0] and 65534 not in (kim[0], leo[0]), (kim, leo)
+    if os.getuid() == 0:                   # a grader run as root: users no process runs as
+        assert bubblewrap.IDS[0] <= kim[0] < bubblewrap.IDS[1]
+        assert kim[1] == leo[1] == run_notebook.PROCESSES + 8
+    # kim held 250 processes; kim's classmates lost nothing
+    assert scores(klass, "kim/01_utf8_warmups.ipynb")["utf8_bytes"] == 1
+    assert entry(klass, "beth/01_utf8_warmups.ipynb")["score"] == full("01_utf8_warmups")
+
+
+def test_no_keyring_is_shared_between_sandboxes(klass):
+    assert scores(klass, "leo/01_utf8_warmups.ipynb")["utf8_bytes"] == 0
+
+
+def test_nothing_outside_the_courses_environment_is_importable(klass):
+    nora = entry(klass, "nora/01_utf8_warmups.ipynb")
+    assert (nora["score"], nora["error"]) == (full("01_utf8_warmups"), None), nora
+
+
+# -- issue 27: honest mistakes cost what they break ------------------------------------------------
+
+def test_an_interrupt_or_exit_in_one_checked_function_costs_that_exercise_alone(klass):
+    walter = scores(klass, "walter/02_bpe_basics.ipynb")
+    assert walter["get_stats"] == 1
+    assert 0 < walter["merge"] < 2 and 0 < walter["encode_bytes"] < 2, walter  # one case each
+    assert walter["basic_tokenizer"] == 0
+    error = entry(klass, "walter/02_bpe_basics.ipynb")["error"]
+    assert "ended while basic_tokenizer was checked" in error, error
+    assert "KeyboardInterrupt" in message(klass, "walter/02_bpe_basics.ipynb", "merge")
+
+
+def test_gigabytes_printed_are_cut_not_held(klass):
+    xena = entry(klass, "xena/01_utf8_warmups.ipynb")
+    assert (xena["score"], xena["error"]) == (full("01_utf8_warmups"), None), xena
+
+
+def test_patched_checkers_change_nothing_here(klass):
+    only(klass, "yara/02_bpe_basics.ipynb", "02_bpe_basics")

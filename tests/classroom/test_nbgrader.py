@@ -5,6 +5,11 @@ A course folder in tmp_path gets the solutions as the source of an assignment;
 writes (bar the Colab badge, which points at exercises/ in ours), and
 `nbgrader autograde` must give the solutions full marks and the generated
 exercises zero. Runs offline, in about half a minute.
+
+What nbgrader trusts is pinned here too, as the README states it: a check cell runs in
+the learner's own kernel, so a blank worksheet whose earlier cell replaces the
+checkers gets full marks from `nbgrader autograde` (our grader gives it zero:
+`test_grading_attacks.py`, yara).
 """
 
 import os
@@ -55,6 +60,14 @@ def course(tmp_path_factory):
         nbgrader(course, "db", "student", "add", student)
         shutil.copytree(ROOT / folder, course / "submitted" / student / ASSIGNMENT,
                         ignore=shutil.ignore_patterns("*.md"))
+    nbgrader(course, "db", "student", "add", "yara")
+    nb = nbformat.read(ROOT / "exercises" / "02_bpe_basics.ipynb", as_version=4)
+    at = next(i for i, c in enumerate(nb.cells)
+              if c.metadata.get("nbgrader", {}).get("grade_id") == "imports")
+    patch = (Path(__file__).resolve().parent / "grading_cases" / "patch_checks.cell")
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(patch.read_text(encoding="utf-8")))
+    (course / "submitted" / "yara" / ASSIGNMENT).mkdir(parents=True)
+    nbformat.write(nb, course / "submitted" / "yara" / ASSIGNMENT / "02_bpe_basics.ipynb")
     nbgrader(course, "autograde", ASSIGNMENT)
     return course
 
@@ -79,3 +92,12 @@ def test_nbgrader_autograde_gives_solutions_full_marks_and_exercises_zero(course
         assert bob.score == 0
         for notebook in alice.notebooks:
             assert notebook.score == sum(WORKSHEETS[notebook.name].points.values()), notebook.name
+
+
+@pytest.mark.timeout(900)
+def test_under_nbgrader_a_cell_that_replaces_the_checkers_passes_every_check(course):
+    # What the README says nbgrader trusts: the learner's kernel, where the check cells run.
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        yara = gradebook.find_submission_notebook("02_bpe_basics", ASSIGNMENT, "yara")
+        assert yara.score == sum(WORKSHEETS["02_bpe_basics"].points.values())

@@ -48,6 +48,24 @@ def test_every_course_function_keeps_its_kind_under_the_lock(unlocked_after):
     assert streaming.encode_stream.__code__ is not offlimits._ORIGINAL[streaming.encode_stream]
 
 
+def test_a_level_of_helpers_is_handed_over_as_code_by_number(unlocked_after):
+    # The grader's driver keeps the originals; the learner's process, forked from it and
+    # sealed, gets a level's helpers by `register`'s numbers and nothing else.
+    from bpe_course import pairs
+    offlimits.apply(["bpe_course.corpora"])
+    blob = offlimits.codes(offlimits.unlocked(["bpe_course.pairs.merge"]) -
+                           offlimits.unlocked(["bpe_course.corpora"]))
+    with pytest.raises(offlimits.OffLimits):
+        pairs.merge([1, 2], (1, 2), 256)
+    offlimits.install(blob)
+    assert pairs.merge([1, 2], (1, 2), 256) == [256]
+    with pytest.raises(offlimits.OffLimits):
+        pairs.get_stats([1, 2])
+    offlimits.install(b"")                  # the last level: nothing more
+    assert offlimits.unlocked_names(["bpe_course.pairs.merge"]) == \
+        offlimits.unlocked_names(["bpe_course.pairs.merge", "bpe_course.nothing"])
+
+
 # -- every name the lock is told resolves, where it is defined -----------------------------------
 
 def resolve(name: str):

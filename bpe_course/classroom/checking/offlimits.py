@@ -19,6 +19,12 @@ What no lock inside the learner's own process can stop is code copied from
 the course's source text (by hand, or by reading the installed file): that
 is copying, for the instructor to see when reading the work.
 
+The grader's driver locks in steps: the learner's process starts locked to
+what every exercise of a run may use, and gets more of the course's code
+only when an exercise that may use it is checked (`codes`, `install`): the
+trusted process that holds the originals hands them over by `register`'s
+numbering, which a forked process shares.
+
 Standard library only: the grader's driver inside the sandbox
 (`grading.inside_sandbox`) uses it too.
 
@@ -37,6 +43,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import marshal
 import pkgutil
 import sys
 import types
@@ -46,7 +53,7 @@ PACKAGE = "bpe_course"
 # never computes an answer (the grader compares answers in its own process).
 MACHINERY = ("bpe_course.classroom.checking.offlimits", "bpe_course.classroom.checking.runner",
              "bpe_course.classroom.checking.plain", "bpe_course.classroom.grading.inside_sandbox",
-             "bpe_course.__getattr__")
+             "bpe_course.classroom.grading.learner_process", "bpe_course.__getattr__")
 
 # Not loaded by `load_all` (so refused under a lock): the command line, the instructor's
 # tools, which read notebooks with nbformat (seconds to import), the grader's side outside
@@ -56,6 +63,7 @@ SKIP = ("bpe_course.__main__", "bpe_course.cli", "bpe_course.classroom.authoring
         "bpe_course.classroom.grading.bubblewrap", "bpe_course.classroom.grading.report",
         "bpe_course.classroom.grading.watch", "bpe_course.classroom.grading.sandbox_shims")
 _ORIGINAL: dict = {}          # function -> its own code object
+_INDEX: dict = {}             # function -> its number, in the order `register` found it
 _STUBS: dict = {}             # (free variables, kind, message) -> stub code
 _CACHES: dict = {}            # function -> its functools cache (emptied when it is locked)
 _STATE = {"locked": False}
@@ -140,23 +148,67 @@ def _matches(name: str, entries) -> bool:
     return any(name == e or name.startswith(e + ".") for e in entries)
 
 
-def apply(allowed, denied=()) -> None:
-    """Lock every course function except those under `allowed` (and not under `denied`);
-    `apply(None)` unlocks everything. Entries are dotted names: a module, a class, a
-    function or a method ('bpe_course.regex_tokenizer.RegexTokenizer.encode')."""
-    if allowed is not None:
+def register(load: bool = True) -> list:
+    """Every function of the course loaded so far (all of them with `load`), numbered in
+    the order first found, with its own code kept; nothing is locked. A process forked
+    after this numbers them alike."""
+    if load:
         load_all()
     seen: set = set()
     for module_name, module in list(sys.modules.items()):
         if not module_name.startswith(PACKAGE) or not isinstance(module, types.ModuleType):
             continue
         for name, func in _functions(module, module_name, seen):
-            _ORIGINAL.setdefault(func, func.__code__)
+            if func not in _INDEX:
+                _INDEX[func] = len(_INDEX)
+                _ORIGINAL.setdefault(func, func.__code__)
+    return list(_INDEX)
+
+
+def _name(func) -> str:
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def is_locked(name: str, allowed, denied=()) -> bool:
+    """Would `apply(allowed, denied)` lock the function called `name`?"""
+    return (allowed is not None and not _matches(name, MACHINERY)
+            and (not _matches(name, allowed) or _matches(name, denied)))
+
+
+def unlocked(allowed, denied=()) -> set[int]:
+    """The numbers (see `register`) of the functions `apply(allowed, denied)` leaves usable."""
+    return {i for func, i in _INDEX.items() if not is_locked(_name(func), allowed, denied)}
+
+
+def unlocked_names(allowed, denied=()) -> frozenset:
+    """The names of the course functions `apply(allowed, denied)` leaves usable."""
+    register()
+    return frozenset(_name(f) for f in _INDEX if not is_locked(_name(f), allowed, denied))
+
+
+def codes(numbers) -> bytes:
+    """The original code of the functions numbered `numbers`, to `install` in another
+    process (one forked after `register`): only a process that never sealed has them."""
+    functions = list(_INDEX)
+    return marshal.dumps({i: _ORIGINAL[functions[i]] for i in sorted(numbers)
+                          if functions[i] in _ORIGINAL})
+
+
+def install(blob: bytes) -> None:
+    """Give the functions in `blob` (from `codes`) their own code back."""
+    functions = list(_INDEX)
+    for i, code in (marshal.loads(blob) if blob else {}).items():
+        functions[i].__code__ = code
+
+
+def apply(allowed, denied=()) -> None:
+    """Lock every course function except those under `allowed` (and not under `denied`);
+    `apply(None)` unlocks everything. Entries are dotted names: a module, a class, a
+    function or a method ('bpe_course.regex_tokenizer.RegexTokenizer.encode')."""
+    register(load=allowed is not None)
     for func, code in _ORIGINAL.items():
-        name = f"{func.__module__}.{func.__qualname__}"
-        locked = (allowed is not None and not _matches(name, MACHINERY)
-                  and (not _matches(name, allowed) or _matches(name, denied)))
-        func.__code__ = _stub(func, name) if locked else code
+        locked = is_locked(_name(func), allowed, denied)
+        func.__code__ = _stub(func, _name(func)) if locked else code
         if locked and func in _CACHES:
             _CACHES[func].cache_clear()
     _STATE["locked"] = allowed is not None

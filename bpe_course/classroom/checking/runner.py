@@ -9,7 +9,12 @@ the expected answer, so a case is also a recipe the learner can paste into a
 cell to reproduce a failure.
 
 The learner's code may raise, loop forever or print; `run_group` turns all of
-that into data (`Raised`), within a time limit, and keeps what it printed.
+that into data (`Raised`), within a time limit, and keeps what it printed (the
+first `PRINTED` characters: gigabytes printed are counted, not held). Any
+exception the code raises is its answer, `KeyboardInterrupt`, `GeneratorExit`
+and `SystemExit` included, so one interrupted exercise costs that case alone;
+only a real interrupt (Ctrl-C, Jupyter's stop button: a SIGINT) still stops
+the check.
 
 Subtle: this module uses the standard library only, on purpose. The grader's
 driver (`grading.inside_sandbox`) runs it inside the sandbox, importing it before
@@ -35,6 +40,9 @@ import time
 import traceback
 
 from .plain import Opaque, Raised, from_plain, to_plain  # noqa: F401 (answers as data)
+
+
+PRINTED = 100_000       # characters of what one case printed that are kept
 
 
 class TookTooLong(BaseException):
@@ -133,13 +141,70 @@ def text_file(path):
         return False
 
 
+class Capped(io.StringIO):
+    """A stream that keeps the first `limit` characters written to it and counts the rest.
+
+    >>> out = Capped(5)
+    >>> print("hello world", file=out)
+    >>> out.getvalue()
+    'hello\\n... (7 more characters not kept)'
+    """
+
+    def __init__(self, limit=PRINTED):
+        super().__init__()
+        self.limit, self.dropped = limit, 0
+
+    def write(self, text):
+        if not isinstance(text, str):
+            return super().write(text)          # the same TypeError as any text stream
+        room = max(0, self.limit - self.tell())
+        if room:
+            super().write(text[:room])
+        self.dropped += max(0, len(text) - room)
+        return len(text)
+
+    def getvalue(self):
+        kept = super().getvalue()
+        return kept + (f"\n... ({self.dropped:,} more characters not kept)" if self.dropped
+                       else "")
+
+
+@contextlib.contextmanager
+def noting_interrupts(noted):
+    """Append to `noted` when a real SIGINT arrives (the learner pressed stop), so that a
+    KeyboardInterrupt the code raises itself can be told from one the learner asked for."""
+    if not (hasattr(signal, "SIGINT")
+            and threading.current_thread() is threading.main_thread()):
+        yield
+        return
+    old = signal.getsignal(signal.SIGINT)
+
+    def on_interrupt(signum, frame):
+        noted.append(signum)
+        if callable(old):
+            old(signum, frame)
+        raise KeyboardInterrupt
+
+    if old == signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _run(code, namespace, limit):
     """Run one piece of code: (answer or Raised, what it printed)."""
-    out = io.StringIO()
+    out, interrupted = Capped(), []
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), time_limit(limit):
+        with noting_interrupts(interrupted), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(out), time_limit(limit):
             answer = run_code(code, namespace)
-    except (Exception, SystemExit, TookTooLong) as exc:
+    except BaseException as exc:            # whatever the code raised is its answer
+        if isinstance(exc, KeyboardInterrupt) and interrupted:
+            raise                           # the learner pressed stop: stop the check
         answer = caught(exc)
         if isinstance(exc, TookTooLong):
             answer = Raised("TimeoutError", str(exc), answer.where)

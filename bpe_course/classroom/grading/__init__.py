@@ -3,12 +3,15 @@
 Outside the sandbox, in the grader's process:
 
 - `command`: the command line, the run over a class, one notebook's result
-- `submissions`: the notebooks under a folder, read and identified as worksheets
-- `run_notebook`: one notebook run for the grader: the job it is given, its answers read back
+- `submissions`: the notebooks under a folder, read safely (regular files the folder
+  holds, within a size cap) and identified as worksheets
+- `run_notebook`: one notebook run for the grader: the job it is given (exercises in
+  levels of helpers), its answers read back, the separate speed check
 - `bubblewrap`: the sandbox's command line (bubblewrap), and whether it works here
 - `watch`: the limits watched from outside (memory and threads together, disk)
 - `scoring`, `report`: answers compared with the references; the JSON and CSV report
 
-Inside the sandbox: `inside_sandbox`, the driver that runs the notebook's cells and
-then every case, and `sandbox_shims/`, what `import tiktoken` finds there.
+Inside the sandbox: `inside_sandbox`, a trusted driver that never runs the learner's
+code; `learner_process`, the process it forks, which runs the notebook's cells and then
+every case; and `sandbox_shims/`, what `import tiktoken` finds there.
 """

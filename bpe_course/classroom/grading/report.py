@@ -1,4 +1,4 @@
-"""The grader's report: JSON written safely after every notebook, a CSV, per-student totals.
+r"""The grader's report: JSON written safely after every notebook, a CSV, per-student totals.
 
 - `write_atomic` writes to a temporary file in the report's folder and renames
   it over the report, so a reader (or a crash, or a kill) only ever sees a
@@ -9,6 +9,17 @@
   for one worksheet, the best one counts and the others are listed.
 - The CSV beside the JSON has one row per student and one column per
   worksheet, the shape gradebooks import.
+- Every string in the report may come from a learner (a file name, an exception's
+  message, a type's name). The JSON is UTF-8 with anything that is not valid UTF-8
+  (a lone surrogate, a file name's undecodable byte) written as a `\udcXX` escape
+  (`json_text`); the CSV the same; and what the terminal shows has every control
+  character, bidirectional override and lone surrogate escaped (`printable`), so no
+  escape sequence can move the cursor, repaint a row or reach the clipboard.
+
+>>> print(printable("5 / 5\x1b[1A\x1b]52;c;cHduZWQ=\x07 \u202eevil \udcff"))
+5 / 5\x1b[1A\x1b]52;c;cHduZWQ=\x07 \u202eevil \udcff
+>>> json_text({"path": "caf\udce9.ipynb"})
+'{"path": "caf\\udce9.ipynb"}'
 """
 
 from __future__ import annotations
@@ -18,9 +29,35 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
+
+# What a terminal would act on or draw misleadingly: C0 and C1 controls (escape sequences,
+# carriage returns, backspaces), invisible and bidirectional format characters, the
+# byte-order mark, and lone surrogates (a file name's undecodable bytes).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069"
+                     "\ufeff\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text) -> str:
+    """`text` as a terminal may show it: every control or format character and lone
+    surrogate written as an escape (`\\x1b`, `\\u202e`, `\\udcff`)."""
+    return _UNSAFE.sub(_escape, str(text))
+
+
+def json_text(data, **options) -> str:
+    """`data` as JSON text that encodes to UTF-8 whatever it holds: lone surrogates (which
+    no UTF-8 can hold) become `\\udcXX` escapes inside their strings."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                          json.dumps(data, ensure_ascii=False, **options))
 
 
 class UnsafeReport(OSError):
@@ -105,8 +142,9 @@ def _cell(text: str) -> str:
 
 
 def save(path: Path, data: dict, worksheets: list[str]) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    write_atomic(path.with_suffix(".csv"), csv_text(data, worksheets))
+    write_atomic(path, json_text(data, indent=2) + "\n")
+    write_atomic(path.with_suffix(".csv"),
+                 _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", csv_text(data, worksheets)))
 
 
 def load_previous(path: Path) -> dict | None:
@@ -120,21 +158,27 @@ def load_previous(path: Path) -> dict | None:
 
 
 def table_rows(nb: dict) -> list[str]:
-    rows = [f"{nb['path']:<58} {nb['score']:>6g} / {nb['max_score']:g}"]
+    """The notebook's rows of the printed table, every learner's string escaped."""
+    rows = [f"{printable(nb['path']):<58} {nb['score']:>6g} / {nb['max_score']:g}"]
     if nb.get("error"):
-        rows.append(f"    error: {nb['error']}")
+        rows.append(f"    error: {printable(nb['error'])}")
     for e in nb["exercises"]:
         first = e["message"].splitlines()[0] if e["message"] else ""
         if nb.get("error") and first.startswith("not graded:"):
             first = "not graded"
-        rows.append(f"    {e['id']:<24} {e['score']:>5g} / {e['max_score']:<3g} {first[:100]}")
+        rows.append(f"    {e['id']:<24} {e['score']:>5g} / {e['max_score']:<3g} "
+                    f"{printable(first[:100])}")
+    speed = nb.get("speed")
+    if isinstance(speed, dict):
+        rows.append(f"    {'(not scored)':<24} {'':>11} {printable(speed.get('message', ''))[:100]}")
     return rows
 
 
 def student_rows(data: dict) -> list[str]:
     rows = ["students (best notebook per worksheet):"]
     for s in data["students"]:
-        rows.append(f"  {s['student'] or '(none)':<40} {s['score']:>6g} / {s['max_score']:g}")
+        rows.append(f"  {printable(s['student'] or '(none)'):<40} {s['score']:>6g} / "
+                    f"{s['max_score']:g}")
         for other in s["other_notebooks"]:
-            rows.append(f"      not counted: {other}")
+            rows.append(f"      not counted: {printable(other)}")
     return rows

@@ -2,37 +2,56 @@
 
 This runs in the grader's process, outside the sandbox. For each run the grader
 writes a job file (`job`: the notebook's code cells, its check cells left out;
-the cases; the helpers the exercises may use) into a fresh folder, starts
+the cases, in levels; what to time) into a fresh folder, starts
 `inside_sandbox.main` on it inside bubblewrap (`bubblewrap.command`) with a
-fresh scratch folder, watches its memory, threads and files (`watch`), kills
-the whole sandbox at the notebook's time limit, and reads back `answers.json`
-(`read_answers`: at most `MAX_ANSWERS` bytes of a regular file, checked for
-shape; `scoring` converts each answer within a time limit). Anything else the
-notebook left behind is deleted with its scratch folder. Exercises that may use
-different course helpers get a run each (`by_helpers`).
+fresh scratch folder, a user id of its own (`bubblewrap.sandbox_ids`, as root)
+and a pipe that only the driver holds, watches its memory, threads and files
+(`watch`), kills the whole sandbox at the notebook's time limit, and reads what
+the driver sent (`read_frames`: at most `MAX_ANSWERS` bytes, each answer checked
+for shape; `scoring` converts each answer within a time limit). Anything else
+the notebook left behind is deleted with its scratch folder.
+
+Exercises are grouped into *chains* (`chains`): the exercises that may use the
+same course helpers form a level, and a chain is a list of levels each of which
+leaves at least what the last one left usable. One run (one sandbox, the cells
+run once) grades a chain: the learner's process starts locked to the first
+level and gets each next level's helpers only after sending the answers of the
+levels before, which the driver forwards stamped with their level; an answer
+stamped with a level above its exercise's is refused. So code that one exercise
+may use is never live where an exercise that may not use it is still to be
+checked, and no cell can keep a copy of it. Exercises whose helpers are not in
+such an order (each may use something the other may not) get runs of their own.
+
+The speed requirement of a worksheet (worksheet 07's `train_bpe`) is timed by the
+driver, outside the learner's process, and reported as a separate check (`speed`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 from ..checking.checks import shipped
+from ..checking.offlimits import unlocked_names
 from ..checking.runner import to_plain
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap
+from .scoring import graded_cases
+from .speed import speed_job, speed_verdict
 from .watch import watch
 
-MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers.json the grader reads at most
+MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers the grader reads at most from a run
 MAX_ERRORS = 20
 MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
 FILE_SIZE = 2**30                   # bytes of one file it writes (a limit of the process)
-PROCESSES = 256                     # processes and threads it may add to its user's
+PROCESSES = 256                     # processes and threads it may run
 
 
 def is_check_cell(cell) -> bool:
@@ -42,34 +61,27 @@ def is_check_cell(cell) -> bool:
 
 def probe_request(name: str, seed: int, time_limit: float) -> dict:
     """What the probe needs: for each exercise, the learner's name, the helpers it may use
-    and every case (hidden ones drawn with `seed`)."""
+    and every case the grader scores (hidden ones drawn with `seed`; timed cases are the
+    separate speed check and left out, each group keeping its place)."""
     exercises = []
     for exercise in WORKSHEETS[name].points:
         checker = CHECKERS[exercise]
-        groups = [dict(shipped(g), env={k: to_plain(v) for k, v in g.env.items()})
-                  for g in groups_for(checker, seed)]
+        groups = []
+        for g in groups_for(checker, seed):
+            kept = graded_cases(g)
+            plain = dict(shipped(g), env={k: to_plain(v) for k, v in g.env.items()})
+            plain["cases"] = [plain["cases"][k] for k in kept]
+            if not kept:
+                plain.update(env={}, setup="")
+            groups.append(plain)
         allowed, denied = checker.off_limits()
         exercises.append({"id": exercise, "target": checker.target, "methods": checker.own,
                           "groups": groups, "allowed": allowed, "denied": denied})
     return {"exercises": exercises, "time_limit": time_limit}
 
 
-def job(nb, request: dict, cell_timeout: float, total_timeout: float, naive: list) -> dict:
-    """The job file of one run: the cells, and the exercises of `request`, which may all
-    use the same course helpers (see `by_helpers`), locked to those from the first cell."""
-    cells = [(i, c.source) for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and not is_check_cell(c)]
-    first = request["exercises"][0]
-    return {"cells": cells, "request": request, "allowed": first["allowed"],
-            "denied": first["denied"], "memory": MEMORY, "file_size": FILE_SIZE,
-            "processes": process_limit(), "cell_timeout": cell_timeout,
-            "cells_time": max(5.0, total_timeout * 0.6), "naive_timings": naive}
-
-
 def by_helpers(exercises: list[dict]) -> list[list[dict]]:
-    """The exercises grouped by the course helpers they may use, in worksheet order. Each
-    group gets a run of its own: code that one exercise may call is never live in a run that
-    checks another, so no cell can keep a copy of it for an answer that may not use it."""
+    """The exercises grouped by the course helpers they may use, in worksheet order."""
     groups: dict = {}
     for exercise in exercises:
         key = (tuple(exercise["allowed"]), tuple(exercise["denied"]))
@@ -77,12 +89,54 @@ def by_helpers(exercises: list[dict]) -> list[list[dict]]:
     return list(groups.values())
 
 
-def process_limit() -> int | None:
-    """The sandbox's RLIMIT_NPROC: the processes and threads its user runs now, plus
-    `PROCESSES`, so that a notebook that forks without end stops there instead of taking
-    the machine. The kernel counts per user (every sandbox of one grader shares the count)
-    and exempts root, which is why a grader run as root runs notebooks as nobody."""
-    uid = bubblewrap.DROP_TO[0] if bubblewrap.as_root() else os.getuid()
+@functools.lru_cache(maxsize=None)
+def _live(allowed: tuple, denied: tuple) -> frozenset:
+    return unlocked_names(allowed, denied)
+
+
+def chains(exercises: list[dict]) -> list[list[list[dict]]]:
+    """Runs, each a list of levels (exercises with the same helpers), each level leaving at
+    least the course functions the level before left usable (compared function by
+    function, `offlimits.unlocked_names`)."""
+    levels = []
+    for group in by_helpers(exercises):
+        live = _live(tuple(group[0]["allowed"]), tuple(group[0]["denied"]))
+        levels.append((len(live), live, group))
+    runs: list[list[tuple]] = []
+    for size, live, group in sorted(levels, key=lambda level: level[0]):
+        run = next((r for r in runs if r[-1][1] <= live), None)
+        if run is None:
+            runs.append([(size, live, group)])
+        else:
+            run.append((size, live, group))
+    return [[group for _, _, group in run] for run in runs]
+
+
+def job(nb, levels: list[list[dict]], request: dict, cell_timeout: float,
+        total_timeout: float, speed: dict | None, sandboxed: bool = True) -> dict:
+    """The job file of one run: the cells, and the exercises of `levels` (see `chains`),
+    locked to the first level's helpers from the first cell."""
+    cells = [(i, c.source) for i, c in enumerate(nb.cells)
+             if c.cell_type == "code" and not is_check_cell(c)]
+    return {"cells": cells,
+            "levels": [{"allowed": level[0]["allowed"], "denied": level[0]["denied"],
+                        "exercises": level} for level in levels],
+            "time_limit": request["time_limit"], "memory": MEMORY, "file_size": FILE_SIZE,
+            "processes": process_limit(sandboxed), "cell_timeout": cell_timeout,
+            "cells_time": max(5.0, total_timeout * 0.6), "speed": speed}
+
+
+def process_limit(sandboxed: bool = True) -> int | None:
+    """The sandbox's RLIMIT_NPROC. The kernel counts processes per user: as root each
+    sandbox runs as users of its own (`bubblewrap.sandbox_ids`) and in a user namespace
+    the count is the namespace's own (Linux 5.14 or later), so a notebook may run
+    `PROCESSES`, whatever any other sandbox runs. Otherwise (no sandbox, or no user
+    namespace) its processes count with the grader's user's: what that user runs now plus
+    `PROCESSES`."""
+    if sandboxed and bubblewrap.available()[0] and (bubblewrap.as_root()
+                                                    or bubblewrap.user_namespace()):
+        return PROCESSES + 8                    # and the sandbox's own few
+    uid = os.getuid()
     if uid == 0 or not os.path.isdir("/proc/self/task"):
         return None
     count = 0
@@ -106,37 +160,37 @@ def _kill(process: subprocess.Popen) -> None:
 
 
 def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
-                 case_timeout: float, use_sandbox: bool = True) -> tuple[str | None, dict]:
-    """Run the notebook and the probe, once per group of exercises that may use the same
-    course helpers (`by_helpers`); (error or None, the answers that came back)."""
+                 case_timeout: float, use_sandbox: bool = True
+                 ) -> tuple[str | None, dict, dict | None]:
+    """Run the notebook and the probe, once per chain of exercises (`chains`);
+    (error or None, the answers that came back, the speed check's verdict or None)."""
     request = probe_request(name, seed, case_timeout)
     errors: list[str] = []
     answers: dict = {}
-    for exercises in by_helpers(request["exercises"]):
-        data = job(nb, dict(request, exercises=exercises), cell_timeout, total_timeout,
-                   WORKSHEETS[name].naive_timings() if has_speed_case(exercises) else [])
-        lines, got = run_job(data, total_timeout, use_sandbox)
+    verdict = None
+    for levels in chains(request["exercises"]):
+        speed = speed_job(name, levels)
+        data = job(nb, levels, request, cell_timeout, total_timeout, speed, use_sandbox)
+        lines, got, rounds = run_job(data, total_timeout, use_sandbox)
         errors += [line for line in lines if line not in errors]
-        # Only what this run checked: a notebook cannot answer for another run's exercises.
-        answers.update({e["id"]: got[e["id"]] for e in exercises if e["id"] in got})
-    return ("; ".join(errors) or None), answers
+        answers.update(got)
+        if speed is not None:
+            verdict = speed_verdict(speed, rounds, got.get(speed["exercise"]))
+    return ("; ".join(errors) or None), answers, verdict
 
 
-def has_speed_case(exercises: list[dict]) -> bool:
-    """Does a case compare with the course's naive trainer? Then the driver times it first."""
-    return any("naive_seconds" in case for exercise in exercises
-               for group in exercise["groups"] for case in group["cases"])
-
-
-def run_job(data: dict, total_timeout: float, use_sandbox: bool) -> tuple[list[str], dict]:
-    """One run in a fresh sandbox; (error lines, the answers that came back)."""
+def run_job(data: dict, total_timeout: float, use_sandbox: bool
+            ) -> tuple[list[str], dict, list[dict]]:
+    """One run in a fresh sandbox; (error lines, the answers that came back, speed rounds)."""
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
         job_dir, scratch, temp = Path(work) / "job", Path(work) / "scratch", Path(work) / "temp"
         job_dir.mkdir()
         scratch.mkdir()
         writable = [scratch, *bubblewrap.writable_folders(temp)]
         inside_scratch = bubblewrap.HOME if use_sandbox else str(scratch)
-        data.update(out=f"{inside_scratch}/.answers.json", status=f"{inside_scratch}/.status.json")
+        data["status"] = f"{inside_scratch}/.status.json"
+        ours, theirs = os.pipe()            # the driver writes, the grader reads
+        data["report_fd"] = theirs
         if use_sandbox:
             scratch.chmod(0o777)
             package = bubblewrap.copy_package(Path(work) / "course" / "bpe_course")
@@ -144,6 +198,7 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool) -> tuple[list[s
                 folder.chmod(0o777 if folder.is_dir() else 0o666)
             writable.append(package.parent)     # writable, so that the driver can delete it
             data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
+            data["ids"] = bubblewrap.sandbox_ids() if bubblewrap.as_root() else None
             argv = bubblewrap.command(job_dir, scratch, temp, user=bubblewrap.user_namespace(),
                                       package=package)
             cwd = None
@@ -151,21 +206,108 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool) -> tuple[list[s
             argv, cwd = bubblewrap.plain_command(job_dir / "job.json"), scratch
         (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
         errors = []
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
-                                   env=bubblewrap.BWRAP_ENV if use_sandbox else None)
+        reader = FrameReader(ours)
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                       cwd=cwd, start_new_session=True, pass_fds=(theirs,),
+                                       env=bubblewrap.BWRAP_ENV if use_sandbox else None)
+        except BaseException:
+            os.close(ours)
+            raise
+        finally:
+            os.close(theirs)
+        reader.start()
         try:
             errors += watch(process, writable, total_timeout, lambda: _where(scratch))
         finally:
             _kill(process)
-        answers, reported, problem = read_answers(scratch / ".answers.json")
+        reader.join()
+        answers, reported, rounds, problem = read_frames(reader, data)
         if problem:
             errors.append(problem)
-        elif not errors and _where(scratch) != "the end":
+        elif not errors and not reader.done:
             errors.append(f"the notebook's process ended during {_where(scratch)} "
                           f"(a crash, os._exit or a kill?)")
         shutil.rmtree(scratch, ignore_errors=True)
-    return reported + errors, answers
+    return reported + errors, answers, rounds
+
+
+class FrameReader(threading.Thread):
+    """Reads the driver's frames (a JSON header line, then `size` bytes) from the pipe until
+    it closes, keeping at most `MAX_ANSWERS` bytes."""
+
+    def __init__(self, fd: int):
+        super().__init__(daemon=True)
+        self.fd, self.frames, self.kept, self.overflow, self.done = fd, [], 0, False, False
+
+    def run(self) -> None:
+        try:
+            with os.fdopen(self.fd, "rb") as pipe:
+                while True:
+                    line = pipe.readline(4096)
+                    if not line:
+                        return
+                    try:
+                        header = json.loads(line)
+                        size = int(header["size"])
+                    except (ValueError, KeyError, TypeError):
+                        return
+                    payload = pipe.read(size)
+                    self.kept += len(line) + len(payload)
+                    if self.kept > MAX_ANSWERS:
+                        self.overflow = True
+                        continue
+                    self.frames.append((header, payload))
+                    self.done = self.done or header.get("kind") == "done"
+        except OSError:
+            return
+
+
+def _payload(raw: bytes):
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError, MemoryError):
+        return None
+
+
+def read_frames(reader: FrameReader, data: dict
+                ) -> tuple[dict, list[str], list[dict], str | None]:
+    """(answers by exercise, the learner's error lines, the speed rounds, a problem or None)
+    from what the driver sent. An exercise's answers count only if they arrived while the
+    level in force was no higher than the exercise's own."""
+    if reader.overflow:
+        return {}, [], [], f"the answers were larger than {MAX_ANSWERS // 2**20} MB"
+    level_of = {e["id"]: n for n, level in enumerate(data["levels"])
+                for e in level["exercises"]}
+    answers, lines, rounds, ended = {}, [], [], []
+    for header, raw in reader.frames:
+        kind, level = header.get("kind"), header.get("level")
+        if not isinstance(level, int):
+            continue
+        if kind == "errors":
+            found = _payload(raw)
+            if isinstance(found, list):
+                lines = [" ".join(str(e).split())[:200] for e in found[:MAX_ERRORS]
+                         if isinstance(e, str)]
+        elif kind in ("answers", "ended"):
+            found = _payload(raw)
+            if not (isinstance(found, dict) and found.get("id") in level_of
+                    and level <= level_of[found["id"]]):
+                continue
+            if kind == "answers" and isinstance(found.get("entry"), dict):
+                answers[found["id"]] = found["entry"]
+            elif kind == "ended" and isinstance(found.get("how"), str):
+                ended.append(f"the notebook's process ended while {found['id']} was checked "
+                             f"({found['how'][:80]})")
+        elif kind == "failed":
+            lines.append(f"the grader's driver failed: {raw.decode('utf-8', 'replace')[:200]}")
+        elif kind == "speed" and data.get("speed") and level <= data["speed"]["level"]:
+            rounds.append(dict(header, answer=_payload(raw)))
+    for exercise in ended:
+        if exercise not in lines:
+            lines.append(exercise)
+    return answers, lines, rounds, None
 
 
 def _read_small(path: Path, limit: int) -> bytes | None:
@@ -182,26 +324,12 @@ def _read_small(path: Path, limit: int) -> bytes | None:
 
 def _where(scratch: Path) -> str:
     try:
-        status = json.loads(_read_small(scratch / ".status.json", 1000) or b"")["cell"]
+        status = json.loads(_read_small(scratch / ".status.json", 1000) or b"")
+        cell = status["cell"]
     except (ValueError, KeyError, TypeError):
         return "start-up"
-    return {"grading": "grading", "done": "the end"}.get(status, f"cell {status}")
-
-
-def read_answers(path: Path) -> tuple[dict, list[str], str | None]:
-    """(answers by exercise, the driver's error lines, a problem with the file or None)."""
-    raw = _read_small(path, MAX_ANSWERS)
-    if raw is None:
-        return {}, [], "no answers came back from the notebook"
-    if len(raw) > MAX_ANSWERS:
-        return {}, [], f"the answers were larger than {MAX_ANSWERS // 2**20} MB"
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return {}, [], "the answers that came back were not valid data"
-    if not (isinstance(data, dict) and isinstance(data.get("answers"), dict)
-            and isinstance(data.get("errors"), list)):
-        return {}, [], "the answers that came back were not in the grader's format"
-    lines = [" ".join(str(e).split())[:200] for e in data["errors"][:MAX_ERRORS]
-             if isinstance(e, str)]
-    return data["answers"], lines, None
+    if cell == "grading":
+        exercise = status.get("exercise")
+        return f"the grading of {exercise}" if isinstance(exercise, str) and exercise.isidentifier() \
+            else "grading"
+    return {"done": "the end"}.get(cell, f"cell {cell}")

@@ -9,6 +9,11 @@ case counts its `weight` (cases on real text weigh more than small ones).
 
 What came back from the sandbox is untrusted: each answer is decoded within a size budget
 and a time limit, and anything malformed is an `Opaque` answer that equals nothing.
+
+A *timed* case (one that compares the learner's speed with the course's naive trainer,
+`timed`) is not run in the learner's process and not scored here: anything timed where
+the learner's code runs can be fooled by that code. The grader reports it as a separate,
+labelled check instead, timed from outside the learner's reach (`speed`).
 """
 
 from __future__ import annotations
@@ -41,6 +46,17 @@ def expected(checker, seed: int, index: int, group) -> list:
         return _EXPECTED[key]
 
 
+def timed(case) -> bool:
+    """Does this case time the learner's code against the course's naive trainer?"""
+    return "naive_seconds" in case.code
+
+
+def graded_cases(group) -> list[int]:
+    """The positions, in `group.cases`, of the cases the learner's code is run on and scored
+    (groups keep their place, so the reference's answers stay keyed by the same index)."""
+    return [k for k, case in enumerate(group.cases) if not timed(case)]
+
+
 def decode(answer, budget: list[int]):
     """A plain answer back as Python data; Opaque if malformed or over the size budget."""
     try:
@@ -65,14 +81,16 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
         return dict(result, message=f"❌ {exercise}: {problem}")
     groups = groups_for(checker, seed)
     answers = entry.get("answers") if isinstance(entry.get("answers"), list) else []
-    total = sum(len(g.cases) for g in groups)
+    total = sum(len(graded_cases(g)) for g in groups)
     # hidden? -> [weight passed, weight of all cases]; cases on real text weigh more
     passed = {False: [0, 0], True: [0, 0]}
     count, number, first, raised, budget = 0, 0, None, [], [256 * 2**20]
     deadline = time.monotonic() + 60
     for index, group in enumerate(groups):
         got_list = answers[index] if index < len(answers) and isinstance(answers[index], list) else []
-        for k, (case, want) in enumerate(zip(group.cases, expected(checker, seed, index, group))):
+        wanted = expected(checker, seed, index, group)
+        for k, position in enumerate(graded_cases(group)):
+            case, want = group.cases[position], wanted[position]
             number += 1
             passed[group.hidden][1] += case.weight
             if time.monotonic() > deadline:

@@ -27,11 +27,16 @@ def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
     """Wait for the notebook's process; stop it at the time limit, as soon as its processes
     together hold more than `RESIDENT` bytes of memory or run more than `THREADS`
     threads (looked at four times a second), or as soon as its folders hold more than
-    `DISK` bytes or `MAX_FILES` files (counted twice a second)."""
+    `DISK` bytes or `MAX_FILES` files (counted twice a second, and once more when it
+    ends)."""
     deadline = time.monotonic() + total_timeout
     for tick in itertools.count():
         try:
             process.wait(timeout=min(0.25, max(0.0, deadline - time.monotonic())))
+            used, files = disk_used(writable)          # once more: it may have ended first
+            if used > DISK or files > MAX_FILES:
+                return [f"stopped at {where()}: the notebook wrote more than "
+                        f"{DISK / 2**30:g} GiB or {MAX_FILES:,} files"]
             return []
         except subprocess.TimeoutExpired:
             pass
@@ -51,7 +56,9 @@ def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
 def sandbox_usage(root: int) -> tuple[int, int]:
     """(resident bytes, threads) of process `root` and every process under it, from /proc
     (no process on other systems: (0, 0)). The kernel's per-process limits cannot see the
-    sum: many processes each under their memory limit can still fill the machine.
+    sum: many processes each under their memory limit can still fill the machine. A page
+    that forked processes share counts once (their proportional set size, where the kernel
+    shows it): the grader forks the learner's process once per exercise.
 
     >>> resident, threads = sandbox_usage(os.getpid())
     >>> threads >= 1 and resident > 0 or not os.path.isdir("/proc/self")
@@ -82,9 +89,21 @@ def sandbox_usage(root: int) -> tuple[int, int]:
             continue
         seen.add(pid)
         rss, count = usage.get(pid, (0, 0))
-        resident, threads = resident + rss, threads + count
+        resident, threads = resident + _proportional(pid, rss), threads + count
         stack += children.get(pid, [])
     return resident, threads
+
+
+def _proportional(pid: int, rss: int) -> int:
+    """The process's proportional set size in bytes, or `rss` where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return rss
 
 
 def disk_used(folders: list[Path]) -> tuple[int, int]:
