@@ -83,7 +83,8 @@ def test_an_answer_that_claims_to_equal_everything_does_not_pass(fails_with):
         def __eq__(self, other):
             return True
     assert not checks.merge(lambda ids, pair, idx: Liar([0])).passed
-    fails_with(checks.merge(lambda ids, pair, idx: Anything()), "expected a list")
+    fails_with(checks.merge(lambda ids, pair, idx: Anything()), "wrong type",
+               "where a list is expected")
 
 
 def test_the_courses_own_function_is_refused(fails_with):

@@ -37,7 +37,7 @@ def test_utf8_bytes_returning_code_points_is_caught(fails_with):
 
 def test_utf8_bytes_returning_bytes_says_a_list_was_expected(fails_with):
     fails_with(checks.utf8_bytes(lambda text: text.encode("utf-8")),
-               "expected a list, but your code returned a bytes")
+               "wrong type", "returned bytes, where a list of ints is expected")
 
 
 def test_code_points_and_bytes_in_the_wrong_order_is_caught(fails_with):

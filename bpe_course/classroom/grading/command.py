@@ -38,7 +38,7 @@ from pathlib import Path
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, report
 from .run_notebook import run_notebook
-from .scoring import expected, score_exercise
+from .scoring import RULE, expected, learner_source, score_exercise
 from .submissions import find_notebooks, identify, read_notebook
 
 
@@ -75,7 +75,7 @@ def grade_notebook(path: Path, student: str, options) -> dict:
         for exercise, points in WORKSHEETS[name].points.items():
             result["exercises"].append(score_exercise(
                 exercise, points, answers.get(exercise), error or "the grading did not finish",
-                options.seed))
+                options.seed, source=learner_source(nb) if nb is not None else None))
         result["error"] = error
     except Exception as e:                     # a bug or a surprise: this notebook's error only
         result["error"] = f"the grader failed on this notebook: {type(e).__name__}: {e}"
@@ -196,6 +196,7 @@ def cli_grade(argv: list[str]) -> int:
             print("\n".join(report.table_rows(results[k])), file=out, flush=True)
     print("\n".join(report.student_rows(data)), file=out)
     print(f"{'total':<58} {data['score']:>6g} / {data['max_score']:g}", file=out)
+    print(f"scoring: {RULE}", file=out)                 # issue 25: the weighting, shown
     if failed_write:
         return 1
     print(f"report written to {target} and {target.with_suffix('.csv')}", file=out)

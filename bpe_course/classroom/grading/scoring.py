@@ -7,6 +7,13 @@ the share of cases passed, the worksheet's visible cases counting for a fifth
 hard-coding every case the worksheet shows earns at most that fifth. Within each share a
 case counts its `weight` (cases on real text weigh more than small ones).
 
+Points then follow what the mistake breaks (`RULE`): each case says what its failure
+breaks (`Case.breaks`, see `worksheets.common.BREAKS`), and an answer keeps at most the
+lowest cap among the cases it fails: under a third when it gives wrong results on
+ordinary input, decodes wrongly, loses or shares state, or never stops; more when it
+only breaks a rule the worksheet states; the share of cases alone when it fails only
+rare edge cases. The exercise's message says which cap applied.
+
 What came back from the sandbox is untrusted: each answer is decoded within a size budget
 and a time limit, and anything malformed is an `Opaque` answer that equals nothing.
 """
@@ -20,8 +27,49 @@ import time
 from ..checking.plain import Opaque, Raised, from_plain
 from ..checking.verdicts import failure_message, judge, misuse
 from ..worksheets import CHECKERS, groups_for
+from ..worksheets.common import BREAKS
 
 VISIBLE_SHARE = 0.2     # hard-coding every case a worksheet shows earns at most this share
+
+
+def _rule() -> str:
+    """The scoring rule in words, from `BREAKS` (shown in the report and the README)."""
+    by_cap: dict[float, list[str]] = {}
+    for most, words in BREAKS.values():
+        if most < 1:
+            by_cap.setdefault(most, []).append(words)
+    parts = []
+    for k, (most, words) in enumerate(sorted(by_cap.items())):
+        listed = ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1]
+        parts.append(f"{'an answer that' if k == 0 else 'one that'} {listed} keeps at most "
+                     f"{most:.0%}")
+    return ("points = the exercise's points x the share of its cases passed (visible cases "
+            "1/5, hidden 4/5, each by its weight), capped by what the failed cases break: "
+            + "; ".join(parts) + "; one that fails only edge cases keeps its share.")
+
+
+RULE = _rule()
+
+
+def broken(case, got) -> str:
+    """What a failed case breaks: its own `breaks`, or "hangs" when it ran out of time."""
+    if isinstance(got, Raised) and got.type_name == "TimeoutError":
+        return "hangs"
+    return case.breaks
+
+
+def cap(breaks: set[str]) -> tuple[float, str]:
+    """The most an answer keeps when it fails cases that break `breaks`, and why."""
+    worst = min(breaks, key=lambda b: BREAKS[b][0], default="edge")
+    return BREAKS[worst][0], BREAKS[worst][1]
+
+
+def learner_source(nb) -> list[str]:
+    """The code cells of a notebook, for the messages to quote the learner's lines."""
+    try:
+        return [cell.source for cell in nb.cells if cell.cell_type == "code"]
+    except Exception:                  # a notebook the grader could not read: no quotes
+        return []
 
 
 # -- scoring ---------------------------------------------------------------------------------
@@ -52,9 +100,10 @@ def decode(answer, budget: list[int]):
         return Opaque("?", "an answer the grader could not read")
 
 
-def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: int
-                   ) -> dict:
-    """Compare the probe's answers for one exercise with the reference's."""
+def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: int,
+                   source: list[str] | None = None) -> dict:
+    """Compare the probe's answers for one exercise with the reference's; `source` (the
+    notebook's code cells) lets the message quote the learner's line."""
     checker = CHECKERS[exercise]
     result = {"id": exercise, "score": 0, "max_score": points}
     if not isinstance(entry, dict):
@@ -69,6 +118,7 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
     # hidden? -> [weight passed, weight of all cases]; cases on real text weigh more
     passed = {False: [0, 0], True: [0, 0]}
     count, number, first, raised, budget = 0, 0, None, [], [256 * 2**20]
+    breaks: set[str] = set()
     deadline = time.monotonic() + 60
     for index, group in enumerate(groups):
         got_list = answers[index] if index < len(answers) and isinstance(answers[index], list) else []
@@ -86,8 +136,10 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
                 count += 1
                 continue
             raised.append(isinstance(got, Raised) and got.not_attempted)
+            breaks.add(broken(case, got))
             if first is None:
-                first = failure_message(checker, group, case, number, total, problem, got)
+                first = failure_message(checker, group, case, number, total, problem, got,
+                                        source=source, expected=want)
     if count == total:
         return dict(result, score=points, message=f"✅ {exercise}: passed all {total} cases.")
     if count == 0 and all(raised):
@@ -96,7 +148,13 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
                                                       (passed[True], 1 - VISIBLE_SHARE)) if n)
     share /= sum(w for (p, n), w in ((passed[False], VISIBLE_SHARE),
                                       (passed[True], 1 - VISIBLE_SHARE)) if n)
+    most, why = cap(breaks)
+    score = round(points * share * most, 2)
     headline, _, details = first.partition("\n")          # "❌ merge: case 3 of 15 failed."
     headline = headline.split(": ", 1)[1].replace(f" of {total}", "")
-    return dict(result, score=round(points * share, 2),
-                message=f"❌ {exercise}: {count} of {total} cases passed; {headline}\n{details}")
+    kept = (f"points: {score:g} of {points:g} = {share:.0%} of the cases' weight passed"
+            + (f", at most {most:.0%} since the answer {why}" if most < 1 else
+               ", since it fails only edge cases"))
+    return dict(result, score=score,
+                message=f"❌ {exercise}: {count} of {total} cases passed; {headline}\n{details}"
+                        f"\n{kept}")
