@@ -9,6 +9,11 @@
   `target`, on each of a few seeds of hidden cases
 - `unlocked`: the lock on the course's code lifted, for wrong answers built from
   the course's own right one
+- `graded(name, target, seed)`: the grader's result for `target` on one seed (its
+  score, and its message), scored in this process as the grader scores
+- `wrong_answer(name, target, says, breaks)`: a learner's wrong answer is caught (by the
+  check cell, or else by the grader's hidden cases), its message names the kind of
+  mistake (`says`), and the points it keeps follow the rule for what it breaks
 """
 
 import contextlib
@@ -78,42 +83,88 @@ def unlocked(monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def kept():
-    """`kept(name, target)`: the share of the exercise's points the grader gives `target`,
-    on each seed of `SEEDS`.
+def graded():
+    """`graded(name, target, seed=1)`: the grader's result for `target` ({"score",
+    "max_score", "message"}) on the hidden cases drawn from `seed`.
 
     Every group the grader would send on that seed (the worksheet's, the fixed hidden ones
     and those drawn from the seed) runs on `target` the way the grader's probe runs it (the
     lock, the inputs and answers through JSON, one setup shared by groups), and
     `grading.scoring.score_exercise` scores the answers: visible cases a fifth, hidden ones
-    the rest, each side weighted by the cases' weights.
+    the rest, each side weighted by the cases' weights, capped by what failed cases break.
+    The speed case's naive time is measured once per session.
     """
     from bpe_course.classroom.checking import offlimits, runner
     from bpe_course.classroom.checking.checks import CHECKING, naive_seconds, shipped
+    from bpe_course.classroom.checking.verdicts import source_of
     from bpe_course.classroom.grading import scoring
     from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
+
+    naive = functools.cache(naive_seconds)
 
     def through_json(x):
         return json.loads(json.dumps(runner.to_plain(x)))
 
-    def shares(name, target, seeds=SEEDS):
+    def grade(name, target, seed=1):
         checker = CHECKERS[name]
         points = next(s.points[name] for s in WORKSHEETS.values() if name in s.points)
         allowed, denied = checker.off_limits()
-        found = []
-        for seed in seeds:
-            entry = {"describe": runner.describe(target, checker.own), "answers": []}
-            setups = {}
-            with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
-                for group in groups_for(checker, seed):
-                    group = dict(shipped(group), env={k: runner.from_plain(through_json(v))
-                                                      for k, v in group.env.items()})
-                    entry["answers"].append([through_json(answer) for answer, _ in
-                                             runner.run_group(
-                                                 checker.target, target, group, 30.0,
-                                                 extra={"naive_seconds": naive_seconds},
-                                                 setups=setups)])
-            found.append(scoring.score_exercise(name, points, entry, "", seed)["score"]
-                         / points)
-        return found
+        entry = {"describe": runner.describe(target, checker.own), "answers": []}
+        setups = {}
+        with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
+            for group in groups_for(checker, seed):
+                group = dict(shipped(group), env={k: runner.from_plain(through_json(v))
+                                                  for k, v in group.env.items()})
+                entry["answers"].append([through_json(answer) for answer, _ in
+                                         runner.run_group(
+                                             checker.target, target, group, 30.0,
+                                             extra={"naive_seconds": naive},
+                                             setups=setups)])
+        source, _ = source_of(target)
+        return scoring.score_exercise(name, points, entry, "", seed,
+                                      source=[source] if source else None)
+    return grade
+
+
+@pytest.fixture(scope="session")
+def kept(graded):
+    """`kept(name, target)`: the share of the exercise's points the grader gives `target`,
+    on each seed of `SEEDS` (see `graded`)."""
+    def shares(name, target, seeds=SEEDS):
+        return [(lambda r: r["score"] / r["max_score"])(graded(name, target, seed))
+                for seed in seeds]
     return shares
+
+
+@pytest.fixture(scope="session")
+def wrong_answer(graded):
+    """`wrong_answer(name, target, says, breaks)`: checks one of the project's wrong answers.
+
+    - caught: the check cell fails it, or the grader keeps less than full points;
+    - named: the message (the check cell's, else the grader's) holds every phrase of
+      `says` (a kind's words from `verdicts.KINDS`, or a checker's own);
+    - scored by the rule: the grader's share is at most the cap of `breaks` (a key of
+      `worksheets.common.BREAKS`: under a third for wrong results, wrong decoding, lost
+      or shared state and no termination), below 1 in any case, and the grader's
+      message says which cap applied.
+
+    Returns (check cell's message, grader's result)."""
+    from bpe_course import checks
+    from bpe_course.classroom.worksheets.common import BREAKS
+
+    def check(name, target, says, breaks, seed=1):
+        verdict = checks.check(name, target)
+        result = graded(name, target, seed)
+        share = result["score"] / result["max_score"]
+        assert not verdict.passed or share < 1, f"not caught:\n{result['message']}"
+        message = verdict.message if not verdict.passed else result["message"]
+        flat = " ".join(message.split())
+        for words in ([says] if isinstance(says, str) else says):
+            assert words in message or words in flat, f"{words!r} not in:\n{message}"
+        most, why = BREAKS[breaks]
+        assert share <= most + 1e-9, f"keeps {share:.0%} > {most:.0%}:\n{result['message']}"
+        assert share < 1
+        if most < 1:
+            assert "at most" in result["message"], result["message"]
+        return verdict.message, result
+    return check

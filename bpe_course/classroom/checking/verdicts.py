@@ -128,7 +128,7 @@ def difference(expected, got, tokens: dict | None = None) -> str:
         return ""
     if isinstance(expected, (list, tuple)):
         shorter = min(len(expected), len(got))
-        if len(expected) != len(got) and expected[:shorter] == got[:shorter]:
+        if shorter and len(expected) != len(got) and expected[:shorter] == got[:shorter]:
             more = "more" if len(got) > len(expected) else "fewer"
             return (f"\nthe first {items(shorter)} agree, but you have "
                     f"{items(abs(len(got) - len(expected)))} {more}")
@@ -395,9 +395,9 @@ def _raised(case: Case, expected, got: Raised, target: str) -> Diagnosis:
                          f"{got.message[:120]}, because what your code passed it is not what "
                          f"it expects.", final=False)
     words = EXCEPTION_WORDS.get(got.type_name, "")
-    at = f" at {learner}" if learner.startswith("line") else ""
-    return Diagnosis("exception", f"your code raised {got.type_name}{at}"
-                     + (f": {words}." if words else "."), final=False)
+    return Diagnosis("exception", f"your code raised {got.type_name}"
+                     + (f": {words}." if words else " (the line is shown above)."),
+                     final=False)
 
 
 def _param(case: Case, index: int) -> str:
