@@ -11,6 +11,8 @@
   the course's own right one
 - `graded(name, target, seed)`: the grader's result for `target` on one seed (its
   score, and its message), scored in this process as the grader scores
+- `cell(source, names)`: run `source` as a notebook cell would (its lines known to
+  `linecache`, so messages can quote them), with `names` as its globals
 - `wrong_answer(name, target, says, breaks)`: a learner's wrong answer is caught (by the
   check cell, or else by the grader's hidden cases), its message names the kind of
   mistake (`says`), and the points it keeps follow the rule for what it breaks
@@ -18,7 +20,9 @@
 
 import contextlib
 import functools
+import itertools
 import json
+import linecache
 from pathlib import Path
 
 import nbformat
@@ -73,6 +77,23 @@ def passes_every_case():
     return check
 
 
+_CELLS = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def cell():
+    """`cell(source, names=None)`: the names `source` defines, run as a notebook cell: its
+    lines are in `linecache` under a cell's name, as IPython keeps them, so a message can
+    quote the learner's line; `names` are the globals it sees (the solution's, say)."""
+    def run(source, names=None):
+        filename = f"<learner cell {next(_CELLS)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        namespace = dict(names or {})
+        exec(compile(source, filename, "exec"), namespace)
+        return namespace
+    return run
+
+
 @pytest.fixture
 def unlocked(monkeypatch):
     """The lock that makes the course's code off limits in answers, lifted: for wrong answers
@@ -111,8 +132,9 @@ def graded():
         allowed, denied = checker.off_limits()
         entry = {"describe": runner.describe(target, checker.own), "answers": []}
         setups = {}
+        groups = groups_for(checker, seed)     # drawn outside the lock, as the grader does
         with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
-            for group in groups_for(checker, seed):
+            for group in groups:
                 group = dict(shipped(group), env={k: runner.from_plain(through_json(v))
                                                   for k, v in group.env.items()})
                 entry["answers"].append([through_json(answer) for answer, _ in

@@ -258,13 +258,19 @@ class Diagnosis:
 
 
 def inputs_of(code: str, env: dict, target: str) -> dict:
-    """The inputs of a case, read from its code without running it: literal assignments
-    (`ids = [1, 2, 3]`), the named inputs of the group, and the arguments of the last call
-    of `target` as `args` (None where an argument is not a literal)."""
+    r"""The inputs of a case, read from its code without running it: literal assignments
+    (`ids = [1, 2, 3]`) and the named inputs of the group resolve names; `args` are the
+    arguments of the call that gives the answer (the last line's outermost call, such as
+    `tok.encode('abc')`, or else the last call of `target`), None where an argument is not
+    known, and `func` its name.
+
+    >>> inputs_of("ids = [1, 2]\nresult = merge(ids, (1, 2), 256)\n(result, ids)", {}, "merge")
+    {'args': [[1, 2], (1, 2), 256], 'func': 'merge'}
+    """
     found: dict = {}
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return found
     known = dict(env)
     for node in tree.body:
@@ -273,20 +279,28 @@ def inputs_of(code: str, env: dict, target: str) -> dict:
             with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError,
                                      RecursionError):
                 known[node.targets[0].id] = ast.literal_eval(node.value)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id == target:
-            args, names = [], []
-            for arg in node.args:
-                names.append(arg.id if isinstance(arg, ast.Name) else None)
-                if isinstance(arg, ast.Name):
-                    args.append(known.get(arg.id))
-                    continue
-                try:
-                    args.append(ast.literal_eval(arg))
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    args.append(None)
-            found["args"], found["arg_names"] = args, names
+
+    def value(arg):
+        if isinstance(arg, ast.Name):
+            return known.get(arg.id)
+        try:
+            return ast.literal_eval(arg)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+
+    def name(func) -> str:
+        return (func.id if isinstance(func, ast.Name) else
+                f"{name(func.value)}.{func.attr}" if isinstance(func, ast.Attribute) else "?")
+
+    last = tree.body[-1] if tree.body else None
+    calls = [n for n in ast.walk(last) if isinstance(n, ast.Call)] if isinstance(
+        last, ast.Expr) else []
+    if not calls or name(calls[0].func) == "?":
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 isinstance(n.func, ast.Name) and n.func.id == target][-1:]
+    if calls:
+        found["args"] = [value(arg) for arg in calls[0].args]
+        found["func"] = name(calls[0].func)
     return found
 
 
@@ -390,10 +404,10 @@ def _raised(case: Case, expected, got: Raised, target: str) -> Diagnosis:
     course = _course_function(got.where)
     if course:
         name = course.rsplit(".", 1)[-1]
-        return Diagnosis("course_error", f"an error inside the course's {name}, which "
-                         f"your code called ({learner}): it raised {got.type_name}: "
-                         f"{got.message[:120]}, because what your code passed it is not what "
-                         f"it expects.", final=False)
+        return Diagnosis("course_error", f"an error inside the course's {name}, called "
+                         f"from your code (the line above): it raised {got.type_name}, "
+                         f"because what your code passed it is not what it expects.",
+                         final=False)
     words = EXCEPTION_WORDS.get(got.type_name, "")
     return Diagnosis("exception", f"your code raised {got.type_name}"
                      + (f": {words}." if words else " (the line is shown above)."),
@@ -428,12 +442,7 @@ def _probed(checker: Checker, case: Case, expected, got, inputs: dict) -> Diagno
     if isinstance(got, Raised) and probe not in ("lost", "round_trip", "fresh"):
         return None
     if probe == "fresh":
-        return Diagnosis("shared", f"state shared between instances or calls: this case "
-                         f"starts afresh (a new {target}, or a second call), but what came "
-                         f"back carries what an earlier one did. A dict or list written in "
-                         f"the class body (a class attribute) or as a default argument "
-                         f"(`def f(x, counts={{}})`) is made once and shared by every "
-                         f"instance and call: create it inside the function or __init__.")
+        return Diagnosis("shared", shared_text(target))
     if probe == "lost":
         words = (f"it raised {got.type_name}: {got.message[:100]}" if isinstance(got, Raised)
                  else f"it gave {show(got, 100)} instead of {show(expected, 100)}")
@@ -459,14 +468,30 @@ def _probed(checker: Checker, case: Case, expected, got, inputs: dict) -> Diagno
     return None
 
 
+def shared_text(target: str) -> str:
+    return (f"state shared between instances or calls: what came back carries what an "
+            f"earlier {target} (or an earlier call) did, where this case starts afresh. A "
+            f"dict or list written in the class body (a class attribute) or as a default "
+            f"argument (`def f(x, counts={{}})`) is made once and shared by every instance "
+            f"and call: create it inside the function or __init__ (and reset it where the "
+            f"work starts again, as at the start of train).")
+
+
 def _recognized(checker: Checker, inputs: dict, expected, got) -> Diagnosis | None:
+    """What the checker's own recogniser says; a kind of `KINDS` given without words (such
+    as ("shared", "")) gets the standard words."""
     if checker.recognize is None:
         return None
     try:
         found = checker.recognize(inputs, expected, got)
     except Exception:                       # a recogniser meets an input it did not foresee
         return None
-    return Diagnosis(*found) if found else None
+    if not found:
+        return None
+    kind, text = found
+    if kind == "shared" and not text:
+        text = shared_text(checker.target)
+    return Diagnosis(kind, text)
 
 
 def diagnose(checker: Checker, case: Case, expected, got, inputs: dict | None = None

@@ -59,9 +59,15 @@ def broken(case, got) -> str:
 
 
 def cap(breaks: set[str]) -> tuple[float, str]:
-    """The most an answer keeps when it fails cases that break `breaks`, and why."""
-    worst = min(breaks, key=lambda b: BREAKS[b][0], default="edge")
-    return BREAKS[worst][0], BREAKS[worst][1]
+    """The most an answer keeps when it fails cases that break `breaks`, and why (every
+    kind at that cap, in the order of `BREAKS`).
+
+    >>> cap({"edge", "state", "wrong"})
+    (0.3, 'gives wrong results on ordinary input and loses or shares state')
+    """
+    most = min((BREAKS[b][0] for b in breaks), default=1.0)
+    words = [w for b, (c, w) in BREAKS.items() if b in breaks and c == most]
+    return most, " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
 
 
 def learner_source(nb) -> list[str]:
