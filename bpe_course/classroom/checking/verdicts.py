@@ -380,6 +380,8 @@ EXCEPTION_WORDS = {
                       "or `self.` missing?)",
     "UnboundLocalError": "a variable used before it is given a value",
     "NameError": "a name that is not defined where it is used",
+    "error": "re.error, a pattern the `re` module cannot read",
+    "PatternError": "a pattern the `re` module cannot read",
 }
 
 
