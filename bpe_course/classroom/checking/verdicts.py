@@ -735,6 +735,8 @@ def reproduction(group: Group, case: Case) -> list[str]:
             continue
         imports += [line for line in _imports(doc) if line not in imports]
         inputs.append(f"{name} = {doc}")
+    if any(line.startswith("import bpe_course.") for line in imports):
+        imports = [line for line in imports if line != "import bpe_course"]
     return imports + inputs + body.splitlines()
 
 
