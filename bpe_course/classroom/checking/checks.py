@@ -112,8 +112,15 @@ def check(name: str, target=FIND, hidden: bool = False, time_limit: float = 30.0
     wanted = {index: expected_answers(checker, index, group) for index, group in groups}
     allowed, denied = checker.off_limits()
     with offlimits.locked([*allowed, *CHECKING], denied):
-        verdict = _run_cases(checker, target, groups, wanted, total, time_limit)
-    return verdict
+        outcome = _run_cases(checker, target, groups, wanted, total, time_limit)
+    if isinstance(outcome, Verdict):
+        return outcome
+    # The message is written once the lock is lifted: naming a mistake may use the course.
+    number, group, case, expected, got, problem, printed = outcome
+    source, line = source_of(target)
+    return Verdict(False, number, failure_message(
+        checker, group, case, number, total, problem, got, printed, source=source, line=line,
+        expected=expected))
 
 
 # The classroom's own machinery keeps working while a check runs (it never gives answers).
@@ -132,7 +139,9 @@ def naive_seconds(text: str, vocab_size: int) -> float:
         offlimits.apply(*state) if state else None
 
 
-def _run_cases(checker: Checker, target, groups, wanted, total, time_limit) -> Verdict:
+def _run_cases(checker: Checker, target, groups, wanted, total, time_limit):
+    """A passing Verdict (or "not attempted yet"), or what the first failing case needs for
+    its message: (number, group, case, expected, got, problem, printed)."""
     number = 0
     for index, group in groups:
         answers = runner.run_group(checker.target, target, shipped(group), time_limit,
@@ -145,10 +154,7 @@ def _run_cases(checker: Checker, target, groups, wanted, total, time_limit) -> V
                 continue
             if isinstance(got, Raised) and got.not_attempted and number == 1:
                 return not_attempted(checker)
-            source, line = source_of(target)
-            return Verdict(False, number, failure_message(
-                checker, group, case, number, total, problem, got, printed, source=source,
-                line=line, expected=expected))
+            return number, group, case, expected, got, problem, printed
     return Verdict(True, number, f"✅ {checker.name}: passed all {number} cases.")
 
 
