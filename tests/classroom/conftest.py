@@ -105,7 +105,7 @@ def unlocked(monkeypatch):
 
 @pytest.fixture(scope="session")
 def graded():
-    """`graded(name, target, seed=1)`: the grader's result for `target` ({"score",
+    """`graded(name, target, seed=1, time_limit=30.0)`: the grader's result for `target` ({"score",
     "max_score", "message"}) on the hidden cases drawn from `seed`.
 
     Every group the grader would send on that seed (the worksheet's, the fixed hidden ones
@@ -126,7 +126,7 @@ def graded():
     def through_json(x):
         return json.loads(json.dumps(runner.to_plain(x)))
 
-    def grade(name, target, seed=1):
+    def grade(name, target, seed=1, time_limit=30.0):
         checker = CHECKERS[name]
         points = next(s.points[name] for s in WORKSHEETS.values() if name in s.points)
         allowed, denied = checker.off_limits()
@@ -139,7 +139,7 @@ def graded():
                                                   for k, v in group.env.items()})
                 entry["answers"].append([through_json(answer) for answer, _ in
                                          runner.run_group(
-                                             checker.target, target, group, 30.0,
+                                             checker.target, target, group, time_limit,
                                              extra={"naive_seconds": naive},
                                              setups=setups)])
         source, _ = source_of(target)
@@ -160,7 +160,8 @@ def kept(graded):
 
 @pytest.fixture(scope="session")
 def wrong_answer(graded):
-    """`wrong_answer(name, target, says, breaks)`: checks one of the project's wrong answers.
+    """`wrong_answer(name, target, says, breaks, seed=1, time_limit=30.0)`: checks one of the
+    project's wrong answers (a case may take `time_limit` seconds, unless its group sets one).
 
     - caught: the check cell fails it, or the grader keeps less than full points;
     - named: the message (the check cell's, else the grader's) holds every phrase of
@@ -174,9 +175,9 @@ def wrong_answer(graded):
     from bpe_course import checks
     from bpe_course.classroom.worksheets.common import BREAKS
 
-    def check(name, target, says, breaks, seed=1):
-        verdict = checks.check(name, target)
-        result = graded(name, target, seed)
+    def check(name, target, says, breaks, seed=1, time_limit=30.0):
+        verdict = checks.check(name, target, time_limit=time_limit)
+        result = graded(name, target, seed, time_limit)
         share = result["score"] / result["max_score"]
         assert not verdict.passed or share < 1, f"not caught:\n{result['message']}"
         message = verdict.message if not verdict.passed else result["message"]

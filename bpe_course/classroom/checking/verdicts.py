@@ -261,11 +261,12 @@ def inputs_of(code: str, env: dict, target: str) -> dict:
     r"""The inputs of a case, read from its code without running it: literal assignments
     (`ids = [1, 2, 3]`) and the named inputs of the group resolve names; `args` are the
     arguments of the call that gives the answer (the last line's outermost call, such as
-    `tok.encode('abc')`, or else the last call of `target`), None where an argument is not
-    known, and `func` its name.
+    `tok.encode('abc')`, or the last call of `target` when the last line only reads what it
+    made), None where an argument is not known, `func` its name, and `last` the last line
+    (a recogniser may evaluate it on a mistake it models).
 
     >>> inputs_of("ids = [1, 2]\nresult = merge(ids, (1, 2), 256)\n(result, ids)", {}, "merge")
-    {'args': [[1, 2], (1, 2), 256], 'func': 'merge'}
+    {'args': [[1, 2], (1, 2), 256], 'func': 'merge', 'last': '(result, ids)'}
     """
     found: dict = {}
     try:
@@ -273,34 +274,47 @@ def inputs_of(code: str, env: dict, target: str) -> dict:
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return found
     known = dict(env)
+
+    def value(arg):
+        if isinstance(arg, ast.Name):
+            return known.get(arg.id)
+        if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in (
+                "dict", "list", "tuple") and len(arg.args) == 1 and not arg.keywords:
+            inner = value(arg.args[0])          # dict(WORDS): a copy of a known input
+            return None if inner is None else {"dict": dict, "list": list,
+                                               "tuple": tuple}[arg.func.id](inner)
+        try:
+            return ast.literal_eval(arg)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Name):
             with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError,
                                      RecursionError):
-                known[node.targets[0].id] = ast.literal_eval(node.value)
-
-    def value(arg):
-        if isinstance(arg, ast.Name):
-            return known.get(arg.id)
-        try:
-            return ast.literal_eval(arg)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            return None
+                found_value = value(node.value)
+                if found_value is not None:
+                    known[node.targets[0].id] = found_value
 
     def name(func) -> str:
         return (func.id if isinstance(func, ast.Name) else
                 f"{name(func.value)}.{func.attr}" if isinstance(func, ast.Attribute) else "?")
 
     last = tree.body[-1] if tree.body else None
+    mine = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+            isinstance(n.func, ast.Name) and n.func.id == target]
     calls = [n for n in ast.walk(last) if isinstance(n, ast.Call)] if isinstance(
         last, ast.Expr) else []
-    if not calls or name(calls[0].func) == "?":
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 isinstance(n.func, ast.Name) and n.func.id == target][-1:]
-    if calls:
+    if mine and not any(call in mine for call in calls):
+        calls = mine[-1:]                   # the target's call sets up what the last line reads
+    elif mine:
+        calls = [call for call in calls if call in mine][:1]
+    if calls and name(calls[0].func) != "?":
         found["args"] = [value(arg) for arg in calls[0].args]
         found["func"] = name(calls[0].func)
+    if isinstance(last, ast.Expr):
+        found["last"] = ast.unparse(last.value)
     return found
 
 
@@ -315,11 +329,19 @@ def _an(word: str) -> str:
 
 
 def _elements(x) -> set:
-    if isinstance(x, (list, tuple, set)):
-        return {type(v) for v in x}
+    """The types of the items of `x` (of the items of its tuples too, one level down, and
+    of a dict's keys and values): what a list of merges or a vocab is made of."""
     if isinstance(x, dict):
-        return {type(v) for v in x}
-    return set()
+        return _elements(list(x)) | _elements(list(x.values()))
+    if not isinstance(x, (list, tuple, set)):
+        return set()
+    found = set()
+    for v in x:
+        if isinstance(v, tuple) and v:
+            found |= {type(w) for w in v}
+        else:
+            found.add(type(v))
+    return found
 
 
 def _structure(expected, got, what: str = "your code") -> Diagnosis | None:
@@ -340,18 +362,19 @@ def _structure(expected, got, what: str = "your code") -> Diagnosis | None:
                          f"{_an(_kind_of(expected))} is expected.")
     if isinstance(expected, (list, tuple, dict, set)) and expected and got:
         want, have = _elements(expected), _elements(got)
-        if want == {bytes} and have == {int}:
+        missing, extra = want - have, have - want
+        if extra == {int} and (missing == {bytes} or bytes in want):
             return Diagnosis("ids_for_bytes", f"{what} gave ids where bytes are wanted: "
                              f"each token should be a bytes object (such as b'ab'), not an "
                              f"int.")
-        if want == {int} and have == {bytes}:
+        if extra == {bytes} and (missing == {int} or int in want):
             return Diagnosis("bytes_for_ids", f"{what} gave bytes where ids are wanted: "
                              f"each item should be an int id, not the bytes it stands for.")
         if want and have and want != have and not (want | have) <= {int, float}:
             names = ", ".join(sorted(t.__name__ for t in have))
             return Diagnosis("type", f"wrong type inside: the items {what} returned are "
                              f"{names}, where {', '.join(sorted(t.__name__ for t in want))} "
-                             f"are expected.")
+                             f"are expected.", final=False)
         if isinstance(expected, tuple) and len(expected) != len(got):
             return Diagnosis("shape", f"wrong shape: {what} returned a tuple of "
                              f"{len(got)}, where a tuple of {len(expected)} is expected.")
@@ -509,6 +532,10 @@ def diagnose(checker: Checker, case: Case, expected, got, inputs: dict | None = 
         return Diagnosis("no_error", f"it did not raise: {expected.type_name} is expected "
                          f"here, and your code returned {show(got, 80)}.", final=False)
     if case.judge == "at_least":
+        if isinstance(got, (int, float)) and not isinstance(got, bool):
+            return Diagnosis("slow", f"not fast enough: {got:g} times as fast as the naive "
+                             f"trainer, where at least {expected:g} times is asked.",
+                             final=False)
         return None
     structure = _structure(expected, got)
     if structure is not None and structure.final:
