@@ -313,6 +313,8 @@ def inputs_of(code: str, env: dict, target: str) -> dict:
     if calls and name(calls[0].func) != "?":
         found["args"] = [value(arg) for arg in calls[0].args]
         found["func"] = name(calls[0].func)
+        found.update({"kwargs": {k.arg: value(k.value) for k in calls[0].keywords if k.arg}}
+                     if calls[0].keywords else {})
     if isinstance(last, ast.Expr):
         found["last"] = ast.unparse(last.value)
     return found
@@ -549,9 +551,12 @@ def diagnose(checker: Checker, case: Case, expected, got, inputs: dict | None = 
             len(expected) == len(got) and expected != got:
         with contextlib.suppress(TypeError):
             if sorted(expected, key=repr) == sorted(got, key=repr):
-                return Diagnosis("order", "the right items in a different order: "
-                                 + ("sort them (sorted(...))." if expected == sorted(
-                                     expected, key=_sort_key) else "keep the order asked."))
+                if isinstance(expected, tuple):
+                    return Diagnosis("order", "the right items in a different order: return "
+                                     "them in the order the worksheet asks.")
+                if expected == sorted(expected, key=_sort_key):
+                    return Diagnosis("order", "the right items in a different order: sort "
+                                     "them (sorted(...)).")
     return None
 
 
