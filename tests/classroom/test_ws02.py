@@ -470,11 +470,3 @@ def test_the_merge_in_place_case_is_code_that_runs_as_pasted(ns, cell):
     names = {"merge": ns["merge"]}
     exec(code.rsplit("\n", 1)[0], names)
     assert code.splitlines()[0] == "ids = [1, 2, 3]" and names["result"] == [256, 3]
-
-
-def test_a_missing_function_is_one_line():
-    verdict = checks.check("merge", frame=None)
-    assert not verdict.passed
-    assert verdict.message == ("❌ merge: there is no `merge` in the notebook: run the cell "
-                               "that defines it (if that cell shows an error, a SyntaxError "
-                               "say, fix it first).")

@@ -565,7 +565,7 @@ def _sort_key(x):
 
 
 def hint_for(case: Case, got, diagnosis: Diagnosis | None) -> str:
-    """The hint to show: one keyed by what came back (`Case.when`), else the case's own,
+    """The hint to show: one keyed by what came back (a case's `when`), else the case's own,
     which a diagnosis that says it all leaves out."""
     keys = [repr(got) if not isinstance(got, (Raised, Opaque)) else ""]
     if isinstance(got, Raised):
