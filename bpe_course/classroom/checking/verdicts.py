@@ -459,8 +459,8 @@ def _probed(checker: Checker, case: Case, expected, got, inputs: dict) -> Diagno
         if got[0] == expected[0] and got[1] != expected[1]:
             return Diagnosis("mutated", f"your {target} changed its input: the result is "
                              f"right, but afterwards `{name}` is {show(got[1], 120)} instead "
-                             f"of {show(expected[1], 120)}. The caller keeps using it: work "
-                             f"on a copy (or build a new value) instead of changing it.")
+                             f"of {show(expected[1], 120)}. The caller keeps using it: leave "
+                             f"`{name}` as it was (work on a copy, or build a new value).")
         inner = _structure(expected[0], got[0], f"your {target}") or _recognized(
             checker, inputs, expected[0], got[0])
         if inner and got[1] != expected[1]:
@@ -791,12 +791,15 @@ def failure_message(checker: Checker, group: Group, case: Case, number: int, tot
         lines += ["    " + text[:120] for text in shown[:5]]
         if len(shown) > 5:
             lines.append(f"    … ({len(shown) - 5} more lines)")
-    inputs = inputs_of(case.code, group.env, checker.target)
-    diagnosis = diagnose(checker, case, expected, got, inputs)
+    try:                    # naming the mistake must never cost the learner the message
+        inputs = inputs_of(case.code, group.env, checker.target)
+        diagnosis = diagnose(checker, case, expected, got, inputs)
+        where = _where(diagnosis, case, checker.target, source, line) if diagnosis else ""
+    except Exception:
+        diagnosis, where = None, ""
     if diagnosis is not None:
         lines += textwrap.wrap("what went wrong: " + diagnosis.text, width=92,
                                subsequent_indent="    ")
-        where = _where(diagnosis, case, checker.target, source, line)
         if where:
             lines.append(f"    {where}")
     hint = hint_for(case, got, diagnosis)

@@ -135,7 +135,7 @@ def encode_code_point_groups() -> list[Group]:
 
 
 # The worksheet asks for UTF-8 "by hand": an answer that calls str.encode breaks that rule.
-BY_HAND = Case("'encode' in encode_code_point.__code__.co_names",
+BY_HAND = Case("encode_code_point(0x41) and 'encode' in encode_code_point.__code__.co_names",
                "Compute the bytes with shifts and masks (>>, &, |), as the table shows, "
                "without str.encode.", expected=False, breaks=CONTRACT, probe="by_hand")
 
