@@ -204,3 +204,15 @@ def test_a_check_cell_whose_function_is_missing_says_so_in_one_line():
 def test_a_check_cell_finds_the_learners_function_by_its_name(solution):
     merge = solution("02_bpe_basics")["merge"]          # as the worksheet's cell defines it
     assert merge and checks.merge().passed
+
+
+def test_every_exercise_has_hidden_cases_and_says_what_each_case_breaks():
+    from bpe_course.classroom.worksheets import CHECKERS, groups_for
+    from bpe_course.classroom.worksheets.common import BREAKS
+    for name, checker in CHECKERS.items():
+        groups = groups_for(checker, 1)
+        hidden = [c for g in groups if g.hidden for c in g.cases]
+        assert hidden, f"{name} has no hidden cases"
+        assert checker.hidden is not None, f"{name} draws no hidden cases per grading run"
+        assert {c.breaks for g in groups for c in g.cases} <= set(BREAKS)
+        assert any(c.breaks != "edge" for c in hidden), f"{name}: no hidden case that matters"

@@ -36,6 +36,8 @@ def split_special_groups() -> list[Group]:
                            "pattern.")
               + wrong(("1+1=2 (a*b)", ["(a*b)"]), hint=escape)
               + wrong(("a[SEP]b<|x|>c", ["[SEP]"]), ("abcdab", ["cd"]), hint=shape)
+              + wrong(("<|a|> <|a|>\n", ["<|a|>"]), hint="A piece of whitespace only is a "
+                      "piece like any other: keep ' ' and '\\n' (drop only empty ones).")
               + calls("split_special", [("<|endoftext", [EOT])], "Only whole tokens count.")
               + [unchanged_tokens("x<|a|><|a|>y", ["<|a|>", "<|a|><|a|>"])]),
         Group(calls("split_special", [("<|a|>b<|a|>", ["<|a|>", "b"]), ("..", ["."]),
@@ -148,7 +150,10 @@ def special_tokens_groups() -> list[Group]:
                Case("tok.decode([300, 301])", h["decode"], breaks=DECODE, probe="round_trip"),
                Case("tok.encode('a<|x|>', allowed_special={'<|x|>'})", h["unknown"],
                     mention="<|x|>", breaks=CONTRACT),
-               Case("tok.encode('a<|x|>b')", h["shape"], breaks=WRONG)],
+               Case("tok.encode('a<|x|>b')", h["shape"], breaks=WRONG),
+               Case("tok.encode('<|endoftext|> <|endoftext|>\\n', allowed_special='all')",
+                    "The whitespace between special tokens is ordinary text, encoded like "
+                    "any other piece.", breaks=WRONG)],
               setup=setup, env={"TEXT": text}, env_doc={"TEXT": doc}),
         Group([Case("tok.encode('a<|end|><|end|>b', allowed_special='all')",
                     "When one special token contains another, the longer must win.",

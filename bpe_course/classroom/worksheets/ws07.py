@@ -29,6 +29,9 @@ def count_pretokens_groups() -> list[Group]:
                Case("count_pretokens('hi <|endoftext|> hi', ['<|endoftext|>'])", cut,
                     breaks=WRONG),
                Case("count_pretokens('a[SEP]b <|x|>', ['[SEP]'])", shape, breaks=WRONG),
+               Case("count_pretokens('<|endoftext|> <|endoftext|>\\n\\n', ['<|endoftext|>'])",
+                    "Whitespace between special tokens is text too: its pre-tokens count.",
+                    breaks=WRONG),
                Case("count_pretokens(\"don't STOP 1234\", pattern=GPT2_SPLIT_PATTERN)",
                     "Use the pattern you are given.", breaks=WRONG, when=RE_NOT_REGEX),
                Case("tokens = ['<|a|>', '<|a|><|a|>']\n"
