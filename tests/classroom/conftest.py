@@ -9,11 +9,20 @@
   `target`, on each of a few seeds of hidden cases
 - `unlocked`: the lock on the course's code lifted, for wrong answers built from
   the course's own right one
+- `graded(name, target, seed)`: the grader's result for `target` on one seed (its
+  score, and its message), scored in this process as the grader scores
+- `cell(source, names)`: run `source` as a notebook cell would (its lines known to
+  `linecache`, so messages can quote them), with `names` as its globals
+- `wrong_answer(name, target, says, breaks)`: a learner's wrong answer is caught (by the
+  check cell, or else by the grader's hidden cases), its message names the kind of
+  mistake (`says`), and the points it keeps follow the rule for what it breaks
 """
 
 import contextlib
 import functools
+import itertools
 import json
+import linecache
 from pathlib import Path
 
 import nbformat
@@ -68,6 +77,23 @@ def passes_every_case():
     return check
 
 
+_CELLS = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def cell():
+    """`cell(source, names=None)`: the names `source` defines, run as a notebook cell: its
+    lines are in `linecache` under a cell's name, as IPython keeps them, so a message can
+    quote the learner's line; `names` are the globals it sees (the solution's, say)."""
+    def run(source, names=None):
+        filename = f"<learner cell {next(_CELLS)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        namespace = dict(names or {})
+        exec(compile(source, filename, "exec"), namespace)
+        return namespace
+    return run
+
+
 @pytest.fixture
 def unlocked(monkeypatch):
     """The lock that makes the course's code off limits in answers, lifted: for wrong answers
@@ -78,42 +104,99 @@ def unlocked(monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def kept():
-    """`kept(name, target)`: the share of the exercise's points the grader gives `target`,
-    on each seed of `SEEDS`.
+def graded():
+    """`graded(name, target, seed=1, time_limit=30.0)`: the grader's result for `target` ({"score",
+    "max_score", "message"}) on the hidden cases drawn from `seed`.
 
     Every group the grader would send on that seed (the worksheet's, the fixed hidden ones
     and those drawn from the seed) runs on `target` the way the grader's probe runs it (the
     lock, the inputs and answers through JSON, one setup shared by groups), and
     `grading.scoring.score_exercise` scores the answers: visible cases a fifth, hidden ones
-    the rest, each side weighted by the cases' weights.
+    the rest, each side weighted by the cases' weights, capped by what failed cases break.
+    The speed case's naive time is measured once per session.
     """
     from bpe_course.classroom.checking import offlimits, runner
     from bpe_course.classroom.checking.checks import CHECKING, naive_seconds, shipped
+    from bpe_course.classroom.checking.verdicts import source_of
     from bpe_course.classroom.grading import scoring
     from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
+
+    naive = functools.cache(naive_seconds)
 
     def through_json(x):
         return json.loads(json.dumps(runner.to_plain(x)))
 
-    def shares(name, target, seeds=SEEDS):
+    def grade(name, target, seed=1, time_limit=30.0):
         checker = CHECKERS[name]
         points = next(s.points[name] for s in WORKSHEETS.values() if name in s.points)
         allowed, denied = checker.off_limits()
-        found = []
-        for seed in seeds:
-            entry = {"describe": runner.describe(target, checker.own), "answers": []}
-            setups = {}
-            with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
-                for group in groups_for(checker, seed):
-                    group = dict(shipped(group), env={k: runner.from_plain(through_json(v))
-                                                      for k, v in group.env.items()})
-                    entry["answers"].append([through_json(answer) for answer, _ in
-                                             runner.run_group(
-                                                 checker.target, target, group, 30.0,
-                                                 extra={"naive_seconds": naive_seconds},
-                                                 setups=setups)])
-            found.append(scoring.score_exercise(name, points, entry, "", seed)["score"]
-                         / points)
-        return found
+        entry = {"describe": runner.describe(target, checker.own), "answers": []}
+        setups, slow = {}, False
+        groups = groups_for(checker, seed)     # drawn outside the lock, as the grader does
+        timings = [[k for k, case in enumerate(g.cases) if scoring.timed(case)] for g in groups]
+        with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
+            for group, timed in zip(groups, timings):
+                plain = dict(shipped(group), env={k: runner.from_plain(through_json(v))
+                                                  for k, v in group.env.items()})
+                answers = [through_json(answer) for answer, _ in runner.run_group(
+                    checker.target, target, plain, time_limit,
+                    extra={"naive_seconds": naive}, setups=setups)]
+                # The speed case: timed here, in the test's own process (the grader times
+                # it from outside the learner's reach); failing it makes the answer slow.
+                slow |= any(not isinstance(answers[k], (int, float))
+                            or answers[k] < group.cases[k].expected for k in timed)
+                entry["answers"].append([a for k, a in enumerate(answers) if k not in timed])
+        source, _ = source_of(target)
+        return scoring.score_exercise(name, points, entry, "", seed,
+                                      source=[source] if source else None, slow=slow)
+    return grade
+
+
+@pytest.fixture(scope="session")
+def kept(graded):
+    """`kept(name, target)`: the share of the exercise's points the grader gives `target`,
+    on each seed of `SEEDS` (see `graded`)."""
+    def shares(name, target, seeds=SEEDS):
+        return [(lambda r: r["score"] / r["max_score"])(graded(name, target, seed))
+                for seed in seeds]
     return shares
+
+
+@pytest.fixture(scope="session")
+def wrong_answer(graded):
+    """`wrong_answer(name, target, says, breaks, seed=1, time_limit=30.0, check_cell=True)`:
+    checks one of the project's wrong answers (a case may take `time_limit` seconds, unless
+    its group sets one; `check_cell=False` reads the check cell's message from the grader's,
+    whose first failing case is the same, to spare running a slow answer twice).
+
+    - caught: the check cell fails it, or the grader keeps less than full points;
+    - named: the message (the check cell's, else the grader's) holds every phrase of
+      `says` (a kind's words from `verdicts.KINDS`, or a checker's own);
+    - scored by the rule: the grader's share is at most the cap of `breaks` (a key of
+      `worksheets.common.BREAKS`: under a third for wrong results, wrong decoding, lost
+      or shared state and no termination), below 1 in any case, and the grader's
+      message says which cap applied.
+
+    Returns (check cell's message, grader's result)."""
+    from bpe_course import checks
+    from bpe_course.classroom.worksheets.common import BREAKS
+
+    def check(name, target, says, breaks, seed=1, time_limit=30.0, check_cell=True):
+        result = graded(name, target, seed, time_limit)
+        share = result["score"] / result["max_score"]
+        # Without the check cell, the grader's message stands for it (its first failing
+        # case is the check cell's when a visible case fails), sparing a slow rerun.
+        verdict = checks.check(name, target, time_limit=time_limit) if check_cell else None
+        failed = verdict is not None and not verdict.passed
+        assert failed or share < 1, f"not caught:\n{result['message']}"
+        message = verdict.message if failed else result["message"]
+        flat = " ".join(message.split())
+        for words in ([says] if isinstance(says, str) else says):
+            assert words in message or words in flat, f"{words!r} not in:\n{message}"
+        most, why = BREAKS[breaks]
+        assert share <= most + 1e-9, f"keeps {share:.0%} > {most:.0%}:\n{result['message']}"
+        assert share < 1
+        if most < 1:
+            assert "at most" in result["message"], result["message"]
+        return message, result
+    return check

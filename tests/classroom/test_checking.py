@@ -83,7 +83,8 @@ def test_an_answer_that_claims_to_equal_everything_does_not_pass(fails_with):
         def __eq__(self, other):
             return True
     assert not checks.merge(lambda ids, pair, idx: Liar([0])).passed
-    fails_with(checks.merge(lambda ids, pair, idx: Anything()), "expected a list")
+    fails_with(checks.merge(lambda ids, pair, idx: Anything()), "wrong type",
+               "where a list is expected")
 
 
 def test_the_courses_own_function_is_refused(fails_with):
@@ -118,3 +119,100 @@ def test_the_time_limits_in_the_readme_are_the_codes():
     for seconds in sorted(limits):
         assert f"{seconds} s" in text, f"exercises/README.md never states the {seconds} s limit"
     assert "took longer than 120 s" not in text or "120 s" in text
+
+
+# -- every failing case reproducible, the rule written down ------------------------------------------
+
+def _import_cell_names(worksheet: str) -> set:
+    """The names a worksheet's first cells give a learner: its locked import cell."""
+    import nbformat
+    nb = nbformat.read(ROOT / "solutions" / f"{worksheet}.ipynb", as_version=4)
+    names: set = set()
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade"):
+            namespace: dict = {}
+            exec(cell.source, namespace)
+            names |= set(namespace)
+    return names
+
+
+def _free_names(code: str) -> set:
+    """The global names `code` reads without defining them itself (imports, assignments,
+    defs, loop variables), at module level and in its lambdas and comprehensions."""
+    import symtable
+    free: set = set()
+    top = symtable.symtable(code, "<case>", "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    todo = [top]
+    while todo:
+        table = todo.pop()
+        for symbol in table.get_symbols():
+            global_read = (table is top and symbol.is_referenced()) or symbol.is_global()
+            if global_read and symbol.get_name() not in defined:
+                free.add(symbol.get_name())
+        todo.extend(table.get_children())
+    return free
+
+
+def test_every_case_is_code_that_runs_as_pasted_into_its_worksheet():
+    """The code a failing case shows uses only names it defines, the worksheet's import
+    cell gives, the learner's own object, or Python's builtins: pasted into a fresh cell
+    of the worksheet, it runs (no `TMP`, `text_file` or `TEXT` left undefined)."""
+    import builtins
+
+    from bpe_course.classroom.checking.verdicts import reproduction
+    from bpe_course.classroom.worksheets import WORKSHEETS, groups_for
+    missing = []
+    for sheet in WORKSHEETS.values():
+        given = _import_cell_names(sheet.name) | set(dir(builtins))
+        for checker in sheet.checkers:
+            for group in groups_for(checker, 1):
+                for case in group.cases:
+                    code = "\n".join(reproduction(group, case))
+                    free = _free_names(code) - given - {checker.target}
+                    if free:
+                        missing.append(f"{checker.name}: {sorted(free)} in {case.code[:60]!r}")
+    assert not missing, "\n".join(missing[:20])
+
+
+def test_the_rule_in_the_readme_and_the_report_is_the_codes():
+    """Each cap of `BREAKS` is in the README's table and in the rule the grader prints,
+    and a failing exercise's message ends with the arithmetic of its points."""
+    from bpe_course.classroom.grading.scoring import RULE, score_exercise
+    from bpe_course.classroom.worksheets.common import BREAKS
+    text = (ROOT / "exercises" / "README.md").read_text(encoding="utf-8")
+    table = [line for line in text.splitlines() if line.startswith("| ") and "%" in line]
+    for most, words in BREAKS.values():
+        if most < 1:
+            assert any(line.rstrip().endswith(f"| {most:.0%} |") for line in table), most
+            assert words in RULE and f"{most:.0%}" in RULE
+    describe = {"kind": "function", "module": "__main__", "name": "merge", "course": False}
+    result = score_exercise("merge", 2, {"describe": describe, "answers": []}, "", 1)
+    assert result["score"] == 0
+    assert result["message"].splitlines()[-1].startswith("points: 0 of 2 = 0% of the cases'")
+
+
+def test_a_check_cell_whose_function_is_missing_says_so_in_one_line():
+    verdict = checks.merge()               # this module defines no `merge`
+    assert not verdict.passed and "\n" not in verdict.message
+    assert verdict.message == ("❌ merge: there is no `merge` in the notebook: run the cell "
+                               "that defines it (if that cell shows an error, a SyntaxError "
+                               "say, fix it first).")
+
+
+def test_a_check_cell_finds_the_learners_function_by_its_name(solution):
+    merge = solution("02_bpe_basics")["merge"]          # as the worksheet's cell defines it
+    assert merge and checks.merge().passed
+
+
+def test_every_exercise_has_hidden_cases_and_says_what_each_case_breaks():
+    from bpe_course.classroom.worksheets import CHECKERS, groups_for
+    from bpe_course.classroom.worksheets.common import BREAKS
+    for name, checker in CHECKERS.items():
+        groups = groups_for(checker, 1)
+        hidden = [c for g in groups if g.hidden for c in g.cases]
+        assert hidden, f"{name} has no hidden cases"
+        assert checker.hidden is not None, f"{name} draws no hidden cases per grading run"
+        assert {c.breaks for g in groups for c in g.cases} <= set(BREAKS)
+        assert any(c.breaks != "edge" for c in hidden), f"{name}: no hidden case that matters"

@@ -65,7 +65,7 @@ import bpe_course.classroom.worksheets as cases
 import bpe_course.classroom.checking.runner as runner
 import bpe_course.classroom.checking.checks as real_checks
 for name in ["check", "get_stats", "merge", "basic_tokenizer"]:
-    setattr(real_checks, name, lambda target, *a, _n=name, **k:
+    setattr(real_checks, name, lambda *a, _n=name, **k:
             real_checks.Verdict(True, 99, f"✅ {_n}: passed all 99 cases."))
 runner.run_group = lambda *a, **k: iter([])
 runner.probe = lambda request, namespace: None
@@ -258,13 +258,14 @@ def test_report_format_and_table(graded):
                                           "max_score", "error", "exercises"}
         for exercise in entry["exercises"]:
             assert set(exercise) == {"id", "score", "max_score", "message"}
-        # worksheet 07's speed requirement: a separate check, labelled, outside the score
+        # worksheet 07's speed requirement: a separate check, labelled (failing it halves
+        # train_bpe's points: see test_grading_attacks)
         assert ("speed" in entry) == (entry["worksheet"] == "07_fast_training")
         if "speed" in entry:
-            assert set(entry["speed"]) == {"exercise", "passed", "times_faster", "required",
-                                           "message"}
-            assert "train_bpe speed (not scored)" in entry["speed"]["message"]
-            assert "train_bpe speed (not scored)" in table
+            assert set(entry["speed"]) == {"exercise", "passed", "timed", "times_faster",
+                                           "required", "message"}
+            assert "train_bpe speed" in entry["speed"]["message"]
+            assert "(speed check)" in table
     assert data["score"] == sum(n["score"] for n in data["notebooks"])
     assert "02_bpe_basics.ipynb" in table and "basic_tokenizer" in table and "total" in table
 
@@ -462,7 +463,7 @@ def test_a_check_cell_imports_its_checker_itself():
     nb = worksheet("exercises", "02_bpe_basics")
     source = nb.cells[cell_index(nb, "merge")].source
     namespace = {"checks": None, "merge": lambda ids, pair, idx: []}       # rebound earlier
-    exec(source.replace("checks.merge(merge)", "verdict = checks.merge(merge)"), namespace)
+    exec(source.replace("checks.merge()", "verdict = checks.merge()"), namespace)
     assert not namespace["verdict"].passed
 
 

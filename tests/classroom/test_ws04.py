@@ -1,17 +1,21 @@
-"""Worksheet 04, regex pre-tokenization: its solution passes, each mistake is caught.
+"""Worksheet 04, regex pre-tokenization: its solution passes, and the project's wrong answers are caught.
 
-Each wrong version changes one thing of the worksheet's solution, the way learners
-do, and its test asserts both that the check fails and that the message points at
-that mistake, not at another one. A mistake that is wrong on real text must also keep
-less than half of the exercise's points when the grader scores it (`kept`, on a few
-seeds of hidden cases). Checks run with the course's own code off limits, as in a
-worksheet; the few wrong answers built from the course's own right one lift that lock
-(`unlocked`).
+`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically). For each, the test
+asserts that it is caught (by the check cell, or by the grader's hidden cases), that
+the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
+checker's own recogniser, or of a hint keyed by what came back), and that the points
+the grader gives it (one seed, scored in this process as the grader scores) stay within
+the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
+the course's own code off limits, as in a worksheet.
 """
+
+import re as stdlib_re
 
 import pytest
 
 from bpe_course import checks
+from bpe_course.classroom.checking.verdicts import KINDS
 from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 
 WORKSHEET = "04_regex_tokenizer"
@@ -28,36 +32,271 @@ def test_the_solution_passes_every_case(ns, name, passes_every_case):
     passes_every_case(name, ns[CHECKERS[name].target])
 
 
-def test_chunked_stats_across_chunks_is_caught(fails_with):
+def test_the_solution_keeps_every_point_on_every_seed(ns, kept):
+    assert set(kept("regex_tokenizer", ns["RegexTokenizer"])) == {1.0}
+
+
+# -- the corpus of wrong answers -------------------------------------------------------------------
+
+WRONG = []
+
+
+def wrong(checker, says, breaks="wrong"):
+    """Add a learner's wrong answer (a function of the solution's names, and of `cell` if
+    it asks, that returns the answer) to the corpus: `says` is what its message must name,
+    `breaks` its cap."""
+    def add(factory):
+        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
+        return factory
+    return add
+
+
+def made(factory, ns, cell):
+    return factory(ns, cell) if factory.__code__.co_argcount == 2 else factory(ns)
+
+
+@wrong("chunked_stats", "counts pairs across chunks")
+def chunked_stats_over_the_joined_chunks(ns):
+    get_stats = ns["get_stats"]
+
     def chunked_stats(chunks):
-        flat = [i for chunk in chunks for i in chunk]
-        return {p: sum(1 for q in zip(flat, flat[1:]) if q == p) for p in zip(flat, flat[1:])}
-    fails_with(checks.chunked_stats(chunked_stats), "chunked_stats([[1, 2], [3, 4]])",
-               "unexpected: (2, 3)", "never cross chunks")
+        return get_stats([i for chunk in chunks for i in chunk])
+    return chunked_stats
 
 
-def test_regex_tokenizer_counting_pairs_across_chunks_is_caught(ns, fails_with):
-    class Wrong(ns["RegexTokenizer"]):
+@wrong("chunked_stats", "once per chunk")
+def chunked_stats_over_sets_of_pairs(ns):
+    def chunked_stats(chunks):
+        counts = {}
+        for chunk in chunks:
+            for pair in set(zip(chunk, chunk[1:])):
+                counts[pair] = counts.get(pair, 0) + 1
+        return counts
+    return chunked_stats
+
+
+@wrong("chunked_stats", "dict.update replaces counts")
+def chunked_stats_with_update(ns):
+    get_stats = ns["get_stats"]
+
+    def chunked_stats(chunks):
+        counts = {}
+        for chunk in chunks:
+            counts.update(get_stats(chunk))
+        return counts
+    return chunked_stats
+
+
+@wrong("chunked_stats", "only the last chunk")
+def chunked_stats_keeping_the_last_chunk(ns):
+    get_stats = ns["get_stats"]
+
+    def chunked_stats(chunks):
+        counts = {}
+        for chunk in chunks:
+            counts = get_stats(chunk)
+        return counts
+    return chunked_stats
+
+
+@wrong("chunked_stats", [KINDS["shared"], "line 1 of your code: def chunked_stats(chunks, "
+                         "counts={}):"], breaks="state")
+def chunked_stats_with_a_mutable_default(ns, cell):
+    return cell("def chunked_stats(chunks, counts={}):\n"
+                "    for chunk in chunks:\n"
+                "        get_stats(chunk, counts)\n"
+                "    return counts\n", ns)["chunked_stats"]
+
+
+@wrong("chunked_stats", [KINDS["mutated"], "line 4 of your code: chunk = chunks.pop()"],
+       breaks="contract")
+def chunked_stats_popping_the_chunks(ns, cell):
+    return cell("def chunked_stats(chunks):\n"
+                "    counts = {}\n"
+                "    while chunks:\n"
+                "        chunk = chunks.pop()\n"
+                "        get_stats(chunk, counts)\n"
+                "    return counts\n", ns)["chunked_stats"]
+
+
+@wrong("chunked_stats", KINDS["type"])
+def chunked_stats_sorted_by_count(ns):
+    get_stats = ns["get_stats"]
+
+    def chunked_stats(chunks):
+        counts = {}
+        for chunk in chunks:
+            get_stats(chunk, counts)
+        return sorted(counts.items(), key=lambda item: -item[1])
+    return chunked_stats
+
+
+def tokenizer(ns, split=None, count=None, build_vocab_each_step=True, reset=True,
+              encode_split=True, use_pattern=True, extra=0, init_super=True, as_bytes=True):
+    """A learner's RegexTokenizer with the choices they made in writing it."""
+    base, regex = ns["Tokenizer"], ns["regex"]
+    get_stats, merge, best_pair = ns["get_stats"], ns["merge"], ns["best_pair"]
+    pattern_default = ns["GPT4_SPLIT_PATTERN"]
+
+    class RegexTokenizer(base):
+        def __init__(self, pattern=None):
+            if init_super:
+                super().__init__()
+            self.pattern = pattern_default if pattern is None or not use_pattern else pattern
+            self.compiled_pattern = regex.compile(self.pattern)
+
         def train(self, text, vocab_size, verbose=False):
-            ids = list(text.encode("utf-8"))
-            self.merges, self.vocab = {}, self._build_vocab()
-            for idx in range(256, vocab_size):
-                stats = ns["get_stats"](ids)
+            pieces = split(self, text) if split else self.compiled_pattern.findall(text)
+            chunks = [list(c.encode("utf-8")) for c in pieces]
+            if reset:
+                self.merges = {}
+                self.vocab = self._build_vocab()
+            for idx in range(256, vocab_size + extra):
+                stats = {}
+                for chunk in chunks:
+                    (count or get_stats)(chunk, stats)
                 if not stats:
                     break
-                pair = ns["best_pair"](stats, self.vocab)
-                ids = ns["merge"](ids, pair, idx)
+                pair = best_pair(stats, self.vocab)
+                chunks = [merge(chunk, pair, idx) for chunk in chunks]
                 self.merges[pair] = idx
-                self.vocab[idx] = self.vocab[pair[0]] + self.vocab[pair[1]]
-    fails_with(checks.regex_tokenizer(Wrong), "across chunks")
+                if build_vocab_each_step:
+                    self.vocab[idx] = self.vocab[pair[0]] + self.vocab[pair[1]]
+            self.vocab = self._build_vocab()
+
+        def encode(self, text):
+            if not encode_split:
+                return self.encode_chunk(text.encode("utf-8"))
+            ids = []
+            for chunk in self.compiled_pattern.findall(text):
+                ids.extend(self.encode_chunk(chunk.encode("utf-8") if as_bytes else chunk))
+            return ids
+    return RegexTokenizer
 
 
-def test_regex_tokenizer_that_ignores_its_pattern_argument_is_caught(ns, fails_with):
-    class Wrong(ns["RegexTokenizer"]):
+@wrong("regex_tokenizer", "pairs were counted across chunks")
+def tokenizer_training_on_the_whole_text(ns):
+    return tokenizer(ns, split=lambda self, text: [text])
+
+
+@wrong("regex_tokenizer", "not of set(chunks)")
+def tokenizer_training_on_the_set_of_chunks(ns):
+    return tokenizer(ns, split=lambda self, text: sorted(set(self.compiled_pattern.findall(text))))
+
+
+@wrong("regex_tokenizer", "holds (97, 97) three times")
+def tokenizer_counting_each_pair_once_per_chunk(ns):
+    def once(chunk, stats):
+        for pair in set(zip(chunk, chunk[1:])):
+            stats[pair] = stats.get(pair, 0) + 1
+    return tokenizer(ns, count=once)
+
+
+@wrong("regex_tokenizer", "Use the pattern given to __init__")
+def tokenizer_ignoring_its_pattern_argument(ns):
+    return tokenizer(ns, use_pattern=False)
+
+
+@wrong("regex_tokenizer", "encode must split the text")
+def tokenizer_encoding_without_splitting(ns):
+    return tokenizer(ns, encode_split=False)
+
+
+@wrong("regex_tokenizer", [KINDS["exception"], "`re` module does not know"])
+def tokenizer_compiling_with_re(ns):
+    base = tokenizer(ns)
+
+    class RegexTokenizer(base):
         def __init__(self, pattern=None):
-            super().__init__()                    # always GPT-4's pattern
-    fails_with(checks.regex_tokenizer(Wrong), "RegexTokenizer(GPT2_SPLIT_PATTERN)",
-               "Use the pattern given to __init__")
+            ns["Tokenizer"].__init__(self)
+            self.pattern = pattern or ns["GPT4_SPLIT_PATTERN"]
+            self.compiled_pattern = stdlib_re.compile(self.pattern)
+    return RegexTokenizer
+
+
+@wrong("regex_tokenizer", [KINDS["course_error"], "self.vocab lacks the id 256"])
+def tokenizer_building_the_vocab_only_at_the_end(ns):
+    return tokenizer(ns, build_vocab_each_step=False)
+
+
+@wrong("regex_tokenizer", [KINDS["course_error"], "call super().__init__() first"])
+def tokenizer_without_super_init(ns):
+    return tokenizer(ns, init_super=False)
+
+
+@wrong("regex_tokenizer", KINDS["shared"], breaks="state")
+def tokenizer_whose_train_does_not_start_afresh(ns):
+    base = tokenizer(ns, reset=False)
+
+    class RegexTokenizer(base):
+        def train(self, text, vocab_size, verbose=False):
+            self.vocab = self._build_vocab()
+            base.train(self, text, vocab_size, verbose)
+    return RegexTokenizer
+
+
+@wrong("regex_tokenizer", [KINDS["course_error"], "encode_chunk takes the bytes"])
+def tokenizer_encoding_chunks_as_str(ns):
+    return tokenizer(ns, as_bytes=False)
+
+
+@wrong("regex_tokenizer", KINDS["round_trip"], breaks="decode")
+def tokenizer_with_its_own_decode_per_token(ns):
+    base = tokenizer(ns)
+
+    class RegexTokenizer(base):
+        def decode(self, ids):
+            return "".join(self.vocab[i].decode("utf-8", errors="replace") for i in ids)
+    return RegexTokenizer
+
+
+@wrong("regex_tokenizer", "one merge too many")
+def tokenizer_with_one_merge_too_many(ns):
+    return tokenizer(ns, extra=1)
+
+
+@wrong("regex_tokenizer", "Use the pattern given to __init__")
+def tokenizer_encoding_with_gpt4s_pattern_always(ns):
+    base = tokenizer(ns)
+    gpt4 = ns["regex"].compile(ns["GPT4_SPLIT_PATTERN"])
+
+    class RegexTokenizer(base):
+        def encode(self, text):
+            return [i for chunk in gpt4.findall(text) for i in self.encode_chunk(chunk.encode())]
+    return RegexTokenizer
+
+
+@wrong("regex_tokenizer", KINDS["empty"])
+def tokenizer_splitting_with_split(ns):
+    return tokenizer(ns, split=lambda self, text: self.compiled_pattern.split(text))
+
+
+@wrong("regex_tokenizer", KINDS["round_trip"], breaks="decode")
+def tokenizer_decoding_strictly_then_dropping(ns):
+    base = tokenizer(ns)
+
+    class RegexTokenizer(base):
+        def decode(self, ids):
+            return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="ignore")
+    return RegexTokenizer
+
+
+@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
+def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
+        ns, cell, wrong_answer, name, factory, says, breaks):
+    wrong_answer(name, made(factory, ns, cell), says, breaks)
+
+
+def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
+    assert len(WRONG) >= 20
+    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
+
+
+# -- messages and points in detail -----------------------------------------------------------------
+
+def test_chunked_stats_across_chunks_shows_the_pair_that_does_not_exist(ns, fails_with):
+    fails_with(checks.chunked_stats(chunked_stats_over_the_joined_chunks(ns)),
+               "chunked_stats([[1, 2], [3, 4]])", "unexpected: (2, 3)", "across chunks")
 
 
 def test_regex_tokenizer_may_not_inherit_the_courses_own(fails_with):
@@ -69,74 +308,21 @@ def test_regex_tokenizer_may_not_inherit_the_courses_own(fails_with):
                "bpe_course.regex_tokenizer.RegexTokenizer")
 
 
-def chunk_trainer(base, get_stats, merge, best_pair, chunks_of, count):
-    class RegexTokenizer(base):
-        def train(self, text, vocab_size, verbose=False):
-            chunks = chunks_of(self, text)
-            self.merges, self.vocab = {}, self._build_vocab()
-            for idx in range(256, vocab_size):
-                stats = {}
-                for chunk in chunks:
-                    count(chunk, stats)
-                if not stats:
-                    break
-                pair = best_pair(stats, self.vocab)
-                chunks = [merge(c, pair, idx) for c in chunks]
-                self.merges[pair] = idx
-                self.vocab[idx] = self.vocab[pair[0]] + self.vocab[pair[1]]
-    return RegexTokenizer
+def test_a_case_on_a_named_input_is_code_that_runs_as_pasted(ns):
+    """The failing case defines its input (CHUNKS) from the course's corpus, with the imports
+    it needs: pasted into a fresh cell, it runs and gives what the checker expected."""
+    right = ns["chunked_stats"]
 
-
-def test_training_on_the_set_of_chunks_is_caught_and_keeps_little(ns, fails_with, kept):
-    wrong = chunk_trainer(ns["RegexTokenizer"], ns["get_stats"], ns["merge"], ns["best_pair"],
-                          lambda self, text: [list(c.encode()) for c in
-                                              sorted(set(self.compiled_pattern.findall(text)))],
-                          ns["get_stats"])
-    fails_with(checks.regex_tokenizer(wrong), "tok.train('xy cd cd cd', 257)",
-               "not of set(chunks)")
-    assert max(kept("regex_tokenizer", wrong)) < 0.5
-
-
-def test_counting_each_pair_once_per_chunk_is_caught(ns, fails_with):
-    def once(chunk, stats):
-        for pair in set(zip(chunk, chunk[1:])):
-            stats[pair] = stats.get(pair, 0) + 1
-    wrong = chunk_trainer(ns["RegexTokenizer"], ns["get_stats"], ns["merge"], ns["best_pair"],
-                          lambda self, text: [list(c.encode()) for c in
-                                              self.compiled_pattern.findall(text)], once)
-    message = fails_with(checks.regex_tokenizer(wrong), "tok.train('aaaa bb', 257)",
-                         "holds (97, 97) three times")
-    assert "across chunks" not in message
-
-
-def test_chunked_stats_counting_once_per_chunk_is_caught(fails_with):
     def chunked_stats(chunks):
-        counts = {}
-        for chunk in chunks:
-            for pair in set(zip(chunk, chunk[1:])):
-                counts[pair] = counts.get(pair, 0) + 1
-        return counts
-    message = fails_with(checks.chunked_stats(chunked_stats), "chunked_stats([[1, 2, 1, 2]])",
-                         "not once per chunk")
-    assert "never cross" not in message
-
-
-def test_an_encode_that_does_not_split_is_caught(ns, fails_with, kept):
-    class RegexTokenizer(ns["RegexTokenizer"]):
-        def encode(self, text):
-            return self.encode_chunk(text.encode("utf-8"))
-    message = fails_with(checks.regex_tokenizer(RegexTokenizer), "tok.encode('1234')",
-                         "encode must split the text")
-    assert "lowest id" not in message
-    assert max(kept("regex_tokenizer", RegexTokenizer)) < 0.5
-
-
-def test_a_tokenizer_that_ignores_its_pattern_argument_keeps_little(ns, kept):
-    class RegexTokenizer(ns["RegexTokenizer"]):
-        def __init__(self, pattern=None):
-            super().__init__()                    # always GPT-4's pattern
-    assert max(kept("regex_tokenizer", RegexTokenizer)) < 0.5
-
-
-def test_the_solution_keeps_every_point_on_every_seed(ns, kept):
-    assert set(kept("regex_tokenizer", ns["RegexTokenizer"])) == {1.0}
+        if len(chunks) > 100:
+            raise ValueError("too many chunks")
+        return right(chunks)
+    message = checks.chunked_stats(chunked_stats).message
+    lines = message.splitlines()
+    code = [line[4:] for line in lines[1:lines.index(next(l for l in lines
+                                                         if l.startswith("expected:")))]]
+    assert code[-1] == "chunked_stats(CHUNKS)" and "import regex" in code
+    names = {"chunked_stats": right}
+    exec("\n".join(code[:-1]), names)
+    assert len(names["CHUNKS"]) > 100
+    assert str(right(names["CHUNKS"]))[:60] in message.replace("\n", " ")

@@ -1,20 +1,23 @@
-"""Worksheet 05, special tokens and files: its solution passes, each mistake is caught.
+"""Worksheet 05, special tokens and files: its solution passes, and the project's wrong answers are caught.
 
-Each wrong version changes one thing of the worksheet's solution, the way learners
-do, and its test asserts both that the check fails and that the message points at
-that mistake, not at another one. A mistake that is wrong on real text must also keep
-less than half of the exercise's points when the grader scores it (`kept`, on a few
-seeds of hidden cases). Checks run with the course's own code off limits, as in a
-worksheet; the few wrong answers built from the course's own right one lift that lock
-(`unlocked`).
+`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically). For each, the test
+asserts that it is caught (by the check cell, or by the grader's hidden cases), that
+the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
+checker's own recogniser, or of a hint keyed by what came back), and that the points
+the grader gives it (one seed, scored in this process as the grader scores) stay within
+the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
+the course's own code off limits, as in a worksheet.
 """
 
 import json
 import pickle
 
 import pytest
+import regex
 
 from bpe_course import checks
+from bpe_course.classroom.checking.verdicts import KINDS
 from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 
 WORKSHEET = "05_special_tokens"
@@ -31,78 +34,342 @@ def test_the_solution_passes_every_case(ns, name, passes_every_case):
     passes_every_case(name, ns[CHECKERS[name].target])
 
 
-def test_split_special_without_escaping_is_caught(fails_with):
-    import regex
+def test_the_solution_keeps_every_point_on_every_seed(ns, kept):
+    assert set(kept("save_load", ns["SpecialTokenizer"])) == {1.0}
 
+
+# -- the corpus of wrong answers -------------------------------------------------------------------
+
+WRONG = []
+
+
+def wrong(checker, says, breaks="wrong"):
+    """Add a learner's wrong answer (a function of the solution's names, and of `cell` if
+    it asks, that returns the answer) to the corpus: `says` is what its message must name,
+    `breaks` its cap."""
+    def add(factory):
+        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
+        return factory
+    return add
+
+
+def made(factory, ns, cell):
+    return factory(ns, cell) if factory.__code__.co_argcount == 2 else factory(ns)
+
+
+def splitter(order=lambda tokens: sorted(tokens, key=len, reverse=True), escape=True,
+             keep_empty=False, keep_tokens=True):
     def split_special(text, tokens):
         if not tokens:
             return [text] if text else []
-        return [p for p in regex.split("(" + "|".join(tokens) + ")", text) if p]
-    fails_with(checks.split_special(split_special), "escape")
+        pattern = "|".join(regex.escape(t) if escape else t for t in order(tokens))
+        parts = regex.split(f"({pattern})" if keep_tokens else pattern, text)
+        return [p for p in parts if p or keep_empty]
+    return split_special
 
 
-def test_split_special_without_longest_first_is_caught(fails_with):
-    import regex
+@wrong("split_special", "not escaped")
+def split_special_without_escaping(ns):
+    return splitter(escape=False)
+
+
+@wrong("split_special", "shorter token won")
+def split_special_in_the_order_given(ns):
+    return splitter(order=list)
+
+
+@wrong("split_special", "empty pieces are kept", breaks="wrong")
+def split_special_keeping_empty_pieces(ns):
+    return splitter(keep_empty=True)
+
+
+@wrong("split_special", "by their <|...|> shape")
+def split_special_by_shape(ns):
+    def split_special(text, tokens):
+        return [p for p in regex.split(r"(<\|[^|<>]*\|>)", text) if p]
+    return split_special
+
+
+@wrong("split_special", [KINDS["mutated"], "line 2 of your code: tokens.sort(key=len, "
+                         "reverse=True)"], breaks="contract")
+def split_special_sorting_the_callers_list(ns, cell):
+    return cell("def split_special(text, tokens):\n"
+                "    tokens.sort(key=len, reverse=True)\n"
+                "    if not tokens:\n"
+                "        return [text] if text else []\n"
+                "    pattern = '(' + '|'.join(regex.escape(t) for t in tokens) + ')'\n"
+                "    return [p for p in regex.split(pattern, text) if p]\n",
+                {"regex": regex})["split_special"]
+
+
+@wrong("split_special", "special tokens themselves are missing")
+def split_special_dropping_the_tokens(ns):
+    return splitter(keep_tokens=False)
+
+
+@wrong("split_special", KINDS["type"])
+def split_special_returning_a_tuple(ns):
+    right = ns["split_special"]
 
     def split_special(text, tokens):
-        if not tokens:
-            return [text] if text else []
-        pattern = "(" + "|".join(regex.escape(t) for t in sorted(tokens)) + ")"
-        return [p for p in regex.split(pattern, text) if p]
-    fails_with(checks.split_special(split_special), "a<|end|><|end|>b", "longer must win")
+        return tuple(right(text, tokens))
+    return split_special
 
 
-def test_split_special_keeping_empty_pieces_is_caught(fails_with):
-    import regex
+def encoder(ns, register=None, raises=True, allowed_of=None):
+    """A learner's SpecialTokenizer: their register_special_tokens, whether encode raises for
+    disallowed tokens, and how they read `allowed_special`."""
+    base, split_special = ns["SpecialTokenizer"], ns["split_special"]
 
-    def split_special(text, tokens):
-        if not tokens:
-            return [text]
-        pattern = "(" + "|".join(regex.escape(t) for t in sorted(tokens, key=len)[::-1]) + ")"
-        return regex.split(pattern, text)
-    fails_with(checks.split_special(split_special), "Empty text has no pieces")
+    class SpecialTokenizer(base):
+        if register is not None:
+            register_special_tokens = register
 
-
-def test_encode_that_never_raises_for_disallowed_special_tokens_is_caught(ns, fails_with):
-    class Wrong(ns["SpecialTokenizer"]):
         def encode(self, text, allowed_special="none_raise"):
-            if allowed_special in ("none", "none_raise"):
-                return self.encode_ordinary(text)
-            return super().encode(text, "all")
-    fails_with(checks.special_tokens(Wrong), "tok.encode('hello<|endoftext|>world')",
-               "expected: raises ValueError naming '<|endoftext|>'", "(no exception)",
-               "none_raise")
+            registered = set(self.special_tokens)
+            if allowed_of is not None:
+                allowed = allowed_of(self, text, allowed_special)
+            elif allowed_special == "all":
+                allowed = registered
+            elif allowed_special in ("none", "none_raise"):
+                allowed = set()
+            else:
+                allowed = set(allowed_special)
+                if allowed - registered:
+                    raise ValueError(f"not registered: {sorted(allowed - registered)}")
+            if raises and allowed_special != "none":
+                for token in registered - allowed:
+                    if token in text:
+                        raise ValueError(f"text contains the special token {token!r}")
+            ids = []
+            for piece in split_special(text, allowed):
+                ids.extend([self.special_tokens[piece]] if piece in allowed
+                           else self.encode_ordinary(piece))
+            return ids
+    return SpecialTokenizer
 
 
-def test_special_ids_unknown_to_decode_are_caught(ns, fails_with):
-    class Wrong(ns["SpecialTokenizer"]):
-        def register_special_tokens(self, special_tokens):
-            self.special_tokens = {**self.special_tokens, **special_tokens}   # vocab not rebuilt
-    fails_with(checks.special_tokens(Wrong), "tok.decode(", "decode must know the special ids")
+@wrong("special_tokens", KINDS["lost"], breaks="state")
+def register_replacing_earlier_tokens(ns):
+    def register_special_tokens(self, special_tokens):
+        self.special_tokens = dict(special_tokens)
+        self.vocab = self._build_vocab()
+    return encoder(ns, register=register_special_tokens)
 
 
-def test_load_that_forgets_to_recompile_the_pattern_is_caught(ns, fails_with):
-    class Wrong(ns["SpecialTokenizer"]):
-        def load(self, model_file):
-            with open(model_file, encoding="utf-8") as f:
-                state = json.load(f)
-            self.pattern = state["pattern"]        # the compiled pattern is still GPT-4's
-            self.merges = {(a, b): idx for a, b, idx in state["merges"]}
-            self.special_tokens = state["special_tokens"]
-            self.vocab = self._build_vocab()
-    fails_with(checks.save_load(Wrong), "tok2.encode(", "recompile")
+@wrong("special_tokens", [KINDS["round_trip"], "unknown token id 300"], breaks="decode")
+def register_without_rebuilding_the_vocab(ns):
+    def register_special_tokens(self, special_tokens):
+        self.special_tokens = {**self.special_tokens, **special_tokens}
+    return encoder(ns, register=register_special_tokens)
 
 
-def test_saving_a_pickle_is_caught(ns, fails_with):
-    class Wrong(ns["SpecialTokenizer"]):
-        def save(self, file_prefix):
-            with open(file_prefix + ".model", "wb") as f:
-                pickle.dump(self.__dict__, f)
+@wrong("special_tokens", KINDS["no_error"], breaks="contract")
+def encode_that_never_raises(ns):
+    return encoder(ns, raises=False)
 
-        def load(self, model_file):
-            with open(model_file, "rb") as f:
-                self.__dict__.update(pickle.load(f))
-    fails_with(checks.save_load(Wrong), "text_file(TMP + '/mine.model')", "never a pickle")
+
+@wrong("special_tokens", [KINDS["exception"], "ValueError"])
+def encode_raising_in_none_mode_too(ns):
+    base = encoder(ns)
+
+    class SpecialTokenizer(base):
+        def encode(self, text, allowed_special="none_raise"):
+            if allowed_special == "none":
+                for token in self.special_tokens:
+                    if token in text:
+                        raise ValueError(f"text contains {token!r}")
+            return base.encode(self, text, allowed_special)
+    return SpecialTokenizer
+
+
+@wrong("special_tokens", "whatever its shape")
+def special_tokens_found_by_their_shape(ns):
+    def allowed_of(self, text, allowed_special):
+        found = set(regex.findall(r"<\|[^|<>]*\|>", text))
+        if allowed_special == "all":
+            return found
+        if allowed_special in ("none", "none_raise"):
+            if allowed_special == "none_raise" and found:
+                raise ValueError(f"text contains the special token {sorted(found)[0]!r}")
+            return set()
+        unknown = set(allowed_special) - set(self.special_tokens)
+        if unknown:
+            raise ValueError(f"not registered: {sorted(unknown)}")
+        refused = found - set(allowed_special)
+        if refused:
+            raise ValueError(f"text contains the special token {sorted(refused)[0]!r}")
+        return set(allowed_special)
+    return encoder(ns, allowed_of=allowed_of, raises=False)
+
+
+@wrong("special_tokens", KINDS["no_error"], breaks="contract")
+def encode_treating_a_set_as_all(ns):
+    def allowed_of(self, text, allowed_special):
+        if allowed_special in ("none", "none_raise"):
+            return set()
+        return set(self.special_tokens)
+    return encoder(ns, allowed_of=allowed_of)
+
+
+@wrong("special_tokens", [KINDS["no_error"], "not a registered special token"],
+       breaks="contract")
+def encode_ignoring_unknown_tokens_in_the_set(ns):
+    def allowed_of(self, text, allowed_special):
+        if allowed_special == "all":
+            return set(self.special_tokens)
+        if allowed_special in ("none", "none_raise"):
+            return set()
+        return set(allowed_special) & set(self.special_tokens)
+    return encoder(ns, allowed_of=allowed_of)
+
+
+@wrong("special_tokens", "longer must win")
+def encode_cutting_at_each_token_in_turn(ns):
+    base = encoder(ns)
+
+    class SpecialTokenizer(base):
+        def encode(self, text, allowed_special="none_raise"):
+            if allowed_special != "all":
+                return base.encode(self, text, allowed_special)
+            pieces = [text]
+            for token in self.special_tokens:           # in the order registered
+                pieces = [part for piece in pieces for part in
+                          ([piece] if piece in self.special_tokens else
+                           [p for p in regex.split(f"({regex.escape(token)})", piece) if p])]
+            return [i for p in pieces for i in ([self.special_tokens[p]] if p in
+                    self.special_tokens else self.encode_ordinary(p))]
+    return SpecialTokenizer
+
+
+def files(ns, save=None, load=None):
+    """The solution's SpecialTokenizer with a learner's save or load."""
+    base = ns["SpecialTokenizer"]
+    namespace = {}
+    if save is not None:
+        namespace["save"] = save
+    if load is not None:
+        namespace["load"] = load
+    return type("SpecialTokenizer", (base,), namespace)
+
+
+def saved(self, file_prefix):
+    state = {"pattern": self.pattern, "special_tokens": self.special_tokens,
+             "merges": [[a, b, idx] for (a, b), idx in self.merges.items()]}
+    with open(file_prefix + ".model", "w", encoding="utf-8") as f:
+        json.dump(state, f)
+
+
+def state_of(model_file):
+    with open(model_file, encoding="utf-8") as f:
+        return json.load(f)
+
+
+@wrong("save_load", KINDS["not_text"], breaks="contract")
+def save_as_a_pickle(ns):
+    def save(self, file_prefix):
+        with open(file_prefix + ".model", "wb") as f:
+            pickle.dump(self.__dict__, f)
+
+    def load(self, model_file):
+        with open(model_file, "rb") as f:
+            self.__dict__.update(pickle.load(f))
+    return files(ns, save, load)
+
+
+@wrong("save_load", KINDS["lost"], breaks="state")
+def load_without_recompiling_the_pattern(ns):
+    def load(self, model_file):
+        state = state_of(model_file)
+        self.pattern = state["pattern"]            # the compiled pattern is still GPT-4's
+        self.merges = {(a, b): idx for a, b, idx in state["merges"]}
+        self.special_tokens = state["special_tokens"]
+        self.vocab = self._build_vocab()
+    return files(ns, saved, load)
+
+
+@wrong("save_load", [KINDS["lost"], "unknown token id"], breaks="state")
+def load_building_the_vocab_before_the_merges(ns):
+    def load(self, model_file):
+        state = state_of(model_file)
+        self.pattern = state["pattern"]
+        self.compiled_pattern = regex.compile(self.pattern)
+        self.vocab = self._build_vocab()
+        self.merges = {(a, b): idx for a, b, idx in state["merges"]}
+        self.special_tokens = state["special_tokens"]
+    return files(ns, saved, load)
+
+
+@wrong("save_load", KINDS["lost"], breaks="state")
+def save_forgetting_the_special_tokens(ns):
+    def save(self, file_prefix):
+        with open(file_prefix + ".model", "w", encoding="utf-8") as f:
+            json.dump({"pattern": self.pattern,
+                       "merges": [[a, b, i] for (a, b), i in self.merges.items()]}, f)
+
+    def load(self, model_file):
+        state = state_of(model_file)
+        self.pattern = state["pattern"]
+        self.compiled_pattern = regex.compile(self.pattern)
+        self.merges = {(a, b): idx for a, b, idx in state["merges"]}
+        self.vocab = self._build_vocab()
+    return files(ns, save, load)
+
+
+@wrong("save_load", KINDS["lost"], breaks="state")
+def load_keeping_the_default_pattern(ns):
+    def load(self, model_file):
+        state = state_of(model_file)
+        self.merges = {(a, b): idx for a, b, idx in state["merges"]}
+        self.special_tokens = state["special_tokens"]
+        self.vocab = self._build_vocab()
+    return files(ns, saved, load)
+
+
+@wrong("save_load", [KINDS["exception"], "FileNotFoundError", "add the suffix"])
+def save_without_the_suffix(ns):
+    def save(self, file_prefix):
+        saved(self, file_prefix)
+        import os
+        os.replace(file_prefix + ".model", file_prefix)
+    return files(ns, save=save)
+
+
+@wrong("save_load", KINDS["lost"], breaks="state")
+def load_updating_what_the_tokenizer_held(ns):
+    def load(self, model_file):
+        state = state_of(model_file)
+        self.pattern = state["pattern"]
+        self.compiled_pattern = regex.compile(self.pattern)
+        self.merges.update({(a, b): idx for a, b, idx in state["merges"]})
+        self.special_tokens.update(state["special_tokens"])
+        self.vocab = self._build_vocab()
+    return files(ns, saved, load)
+
+
+@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
+def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
+        ns, cell, wrong_answer, name, factory, says, breaks):
+    wrong_answer(name, made(factory, ns, cell), says, breaks)
+
+
+def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
+    assert len(WRONG) >= 20
+    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
+
+
+# -- messages and refusals in detail --------------------------------------------------------------
+
+def test_the_save_case_is_code_that_runs_as_pasted(ns):
+    """TMP and text_file are defined by the code shown, with the imports they need."""
+    message = checks.save_load(save_as_a_pickle(ns)).message
+    lines = message.splitlines()
+    code = [line[4:] for line in lines[1:lines.index(next(l for l in lines
+                                                         if l.startswith("expected:")))]]
+    assert "TMP = tempfile.mkdtemp()" in code and code[-1] == "text_file(TMP + '/mine.model')"
+    names = {"SpecialTokenizer": ns["SpecialTokenizer"]}
+    exec("\n".join(code[:-1]), names)
+    assert eval(code[-1], names) is True
 
 
 def test_a_class_that_does_not_write_the_methods_is_told_so(fails_with):
@@ -138,46 +405,3 @@ def test_encode_through_super_is_refused(ns, fails_with):
     # the course's classes are whole again afterwards
     from bpe_course import RegexTokenizer
     assert RegexTokenizer().encode("hi") == [104, 105]
-
-
-def test_a_set_naming_an_unregistered_token_must_raise(ns, fails_with):
-    base = ns["SpecialTokenizer"]
-
-    class SpecialTokenizer(base):
-        def encode(self, text, allowed_special="none_raise"):
-            if not isinstance(allowed_special, str):
-                allowed_special = set(allowed_special) & set(self.special_tokens)
-            return base.encode(self, text, allowed_special)
-    fails_with(checks.special_tokens(SpecialTokenizer), "allowed_special={'<|x|>'}",
-               "not a registered special token")
-
-
-def test_a_load_that_does_not_recompile_the_pattern_keeps_little(ns, kept):
-    """Wrong whenever the saved pattern is not the default: the hidden round trips use others."""
-    class SpecialTokenizer(ns["SpecialTokenizer"]):
-        def load(self, model_file):
-            with open(model_file, encoding="utf-8") as f:
-                state = json.load(f)
-            self.pattern = state["pattern"]        # the compiled pattern is still GPT-4's
-            self.merges = {(a, b): idx for a, b, idx in state["merges"]}
-            self.special_tokens = state["special_tokens"]
-            self.vocab = self._build_vocab()
-    assert max(kept("save_load", SpecialTokenizer)) < 0.5
-
-
-def test_a_pickle_keeps_little(ns, kept):
-    """A pickle round trip is exact, but the hidden round trips never load a file that is not
-    text: loading a pickle runs whatever code it holds."""
-    class SpecialTokenizer(ns["SpecialTokenizer"]):
-        def save(self, file_prefix):
-            with open(file_prefix + ".model", "wb") as f:
-                pickle.dump(self.__dict__, f)
-
-        def load(self, model_file):
-            with open(model_file, "rb") as f:
-                self.__dict__.update(pickle.load(f))
-    assert max(kept("save_load", SpecialTokenizer)) < 0.5
-
-
-def test_the_solution_keeps_every_point_on_every_seed(ns, kept):
-    assert set(kept("save_load", ns["SpecialTokenizer"])) == {1.0}

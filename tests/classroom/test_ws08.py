@@ -1,17 +1,22 @@
-"""Worksheet 08, tokenization in practice: its solution passes, each mistake is caught.
+"""Worksheet 08, tokenization in practice: its solution passes, and the project's wrong answers are caught.
 
-Each wrong version changes one thing of the worksheet's solution, the way learners
-do, and its test asserts both that the check fails and that the message points at
-that mistake, not at another one. A mistake that is wrong on real text must also keep
-less than half of the exercise's points when the grader scores it (`kept`, on a few
-seeds of hidden cases). Checks run with the course's own code off limits, as in a
-worksheet; the few wrong answers built from the course's own right one lift that lock
-(`unlocked`).
+`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically). For each, the test
+asserts that it is caught (by the check cell, or by the grader's hidden cases), that
+the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
+checker's own recogniser, or of a hint keyed by what came back), and that the points
+the grader gives it (one seed, scored in this process as the grader scores) stay within
+the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
+the course's own code off limits, as in a worksheet.
 """
 
-import pytest
+import re as stdlib_re
 
-from bpe_course import checks
+import pytest
+import regex
+
+from bpe_course import GPT4_SPLIT_PATTERN, get_encoding
+from bpe_course.classroom.checking.verdicts import KINDS
 from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 
 WORKSHEET = "08_tokenization_in_practice"
@@ -28,54 +33,177 @@ def test_the_solution_passes_every_case(ns, name, passes_every_case):
     passes_every_case(name, ns[CHECKERS[name].target])
 
 
-def test_tokens_per_character_is_caught(fails_with):
-    from bpe_course import get_encoding
+# -- the corpus of wrong answers -------------------------------------------------------------------
 
+WRONG = []
+
+
+def wrong(checker, says, breaks="wrong"):
+    """Add a learner's wrong answer (a function of the solution's names that returns the
+    answer) to the corpus: `says` is what its message must name, `breaks` its cap."""
+    def add(factory):
+        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
+        return factory
+    return add
+
+
+@wrong("tokens_per_byte", "tokens per character")
+def tokens_per_character(ns):
     def tokens_per_byte(text, encoding):
         return len(get_encoding(encoding).encode_ordinary(text)) / len(text) if text else 0.0
-    fails_with(checks.tokens_per_byte(tokens_per_byte), "Per byte, not per character")
+    return tokens_per_byte
 
 
-def test_tokens_per_byte_with_encode_is_caught(fails_with):
-    from bpe_course import get_encoding
-
+@wrong("tokens_per_byte", [KINDS["exception"], "use encode_ordinary"])
+def tokens_per_byte_with_encode(ns):
     def tokens_per_byte(text, encoding):
         size = len(text.encode())
         return len(get_encoding(encoding).encode(text)) / size if size else 0.0
-    fails_with(checks.tokens_per_byte(tokens_per_byte), "'<|endoftext|> is a special token'",
-               "use encode_ordinary")
+    return tokens_per_byte
 
 
-def test_whitespace_pretokens_with_re_is_caught(fails_with):
-    import re as stdlib_re
-    fails_with(checks.whitespace_pretokens(
-        lambda text, pattern: sum(c.isspace() for c in stdlib_re.findall(pattern, text))),
-        "bad escape", "`re` does not know")
+@wrong("tokens_per_byte", "bytes per token, the ratio upside down")
+def bytes_per_token(ns):
+    def tokens_per_byte(text, encoding):
+        tokens = get_encoding(encoding).encode_ordinary(text)
+        return len(text.encode("utf-8")) / len(tokens) if tokens else 0.0
+    return tokens_per_byte
 
 
-def test_whitespace_pretokens_counting_chunks_with_a_space_is_caught(fails_with):
-    import regex
-    fails_with(checks.whitespace_pretokens(
-        lambda text, pattern: sum(" " in c or "\n" in c for c in regex.findall(pattern, text))),
-        "whitespace_pretokens('hello world'", "' return' holds a space")
+@wrong("tokens_per_byte", "was rounded")
+def tokens_per_byte_rounded(ns):
+    def tokens_per_byte(text, encoding):
+        size = len(text.encode("utf-8"))
+        return round(len(get_encoding(encoding).encode_ordinary(text)) / size, 3) if size else 0.0
+    return tokens_per_byte
 
 
-def test_whitespace_pretokens_ignoring_the_pattern_is_caught(fails_with):
-    import regex
-    from bpe_course import GPT4_SPLIT_PATTERN
-    fails_with(checks.whitespace_pretokens(
-        lambda text, pattern: sum(c.isspace() for c in regex.findall(GPT4_SPLIT_PATTERN, text))),
-        "whitespace_pretokens(CODE, GPT2_SPLIT_PATTERN)", "Use the pattern you are given")
+@wrong("tokens_per_byte", "encoding argument was ignored")
+def tokens_per_byte_always_in_cl100k(ns):
+    enc = get_encoding("cl100k_base")
+
+    def tokens_per_byte(text, encoding):
+        size = len(text.encode("utf-8"))
+        return len(enc.encode_ordinary(text)) / size if size else 0.0
+    return tokens_per_byte
 
 
-def test_glitch_candidates_with_byte_ids_is_caught(fails_with):
-    fails_with(checks.glitch_candidates(
-        lambda tok, text: sorted(set(tok.vocab) - set(tok.encode(text)))),
-        "the 256 byte ids are not merges")
+@wrong("tokens_per_byte", [KINDS["exception"], "ZeroDivisionError"], breaks="edge")
+def tokens_per_byte_dividing_by_zero(ns):
+    def tokens_per_byte(text, encoding):
+        return len(get_encoding(encoding).encode_ordinary(text)) / len(text.encode("utf-8"))
+    return tokens_per_byte
 
 
-def test_glitch_candidates_with_special_tokens_is_caught(fails_with):
-    fails_with(checks.glitch_candidates(
-        lambda tok, text: sorted(i for i in tok.vocab if i >= 256
-                                 and i not in set(tok.encode(text)))),
-        "tok.register_special_tokens", "registered, not learned")
+@wrong("tokens_per_byte", "that is the number of tokens")
+def tokens_per_byte_counting_tokens(ns):
+    def tokens_per_byte(text, encoding):
+        return len(get_encoding(encoding).encode_ordinary(text))
+    return tokens_per_byte
+
+
+@wrong("whitespace_pretokens", [KINDS["exception"], "`re` does not know"])
+def whitespace_pretokens_with_re(ns):
+    def whitespace_pretokens(text, pattern):
+        return sum(c.isspace() for c in stdlib_re.findall(pattern, text))
+    return whitespace_pretokens
+
+
+@wrong("whitespace_pretokens", "contain whitespace")
+def whitespace_pretokens_containing_a_space(ns):
+    def whitespace_pretokens(text, pattern):
+        return sum(" " in c or "\n" in c or "\t" in c for c in regex.findall(pattern, text))
+    return whitespace_pretokens
+
+
+@wrong("whitespace_pretokens", "pattern argument was ignored")
+def whitespace_pretokens_with_gpt4s_pattern(ns):
+    def whitespace_pretokens(text, pattern):
+        return sum(c.isspace() for c in regex.findall(GPT4_SPLIT_PATTERN, text))
+    return whitespace_pretokens
+
+
+@wrong("whitespace_pretokens", "only spaces, tabs and newlines")
+def whitespace_pretokens_of_spaces_tabs_newlines(ns):
+    def whitespace_pretokens(text, pattern):
+        return sum(set(c) <= {" ", "\t", "\n"} for c in regex.findall(pattern, text))
+    return whitespace_pretokens
+
+
+@wrong("whitespace_pretokens", "whitespace characters, not pre-tokens")
+def whitespace_characters(ns):
+    def whitespace_pretokens(text, pattern):
+        return sum(ch.isspace() for ch in text)
+    return whitespace_pretokens
+
+
+@wrong("whitespace_pretokens", "only spaces, tabs and newlines")
+def whitespace_pretokens_stripping_ascii(ns):
+    def whitespace_pretokens(text, pattern):
+        return sum(c.strip(" \t\n") == "" for c in regex.findall(pattern, text))
+    return whitespace_pretokens
+
+
+@wrong("glitch_candidates", "byte ids are among them")
+def glitch_candidates_with_byte_ids(ns):
+    def glitch_candidates(tok, text):
+        return sorted(set(tok.vocab) - set(tok.encode(text)))
+    return glitch_candidates
+
+
+@wrong("glitch_candidates", "registered, not learned")
+def glitch_candidates_with_special_tokens(ns):
+    def glitch_candidates(tok, text):
+        used = set(tok.encode(text))
+        return sorted(i for i in tok.vocab if i >= 256 and i not in used)
+    return glitch_candidates
+
+
+@wrong("glitch_candidates", KINDS["type"])
+def glitch_candidates_as_a_set(ns):
+    def glitch_candidates(tok, text):
+        return set(tok.merges.values()) - set(tok.encode(text))
+    return glitch_candidates
+
+
+@wrong("glitch_candidates", KINDS["bytes_for_ids"])
+def glitch_candidates_as_tokens(ns):
+    def glitch_candidates(tok, text):
+        used = set(tok.encode(text))
+        return [tok.vocab[i] for i in sorted(tok.merges.values()) if i not in used]
+    return glitch_candidates
+
+
+@wrong("glitch_candidates", "that encoding the text does use")
+def glitch_candidates_used_instead_of_unused(ns):
+    def glitch_candidates(tok, text):
+        used = set(tok.encode(text))
+        return sorted(i for i in tok.merges.values() if i in used)
+    return glitch_candidates
+
+
+@wrong("glitch_candidates", KINDS["order"])
+def glitch_candidates_newest_first(ns):
+    def glitch_candidates(tok, text):
+        used = set(tok.encode(text))
+        return sorted((i for i in tok.merges.values() if i not in used), reverse=True)
+    return glitch_candidates
+
+
+@wrong("glitch_candidates", "yet the token never be one of its encoding")
+def glitch_candidates_by_substring(ns):
+    def glitch_candidates(tok, text):
+        data = text.encode("utf-8")               # "a token is used if its bytes occur"
+        return sorted(i for i in tok.merges.values() if tok.vocab[i] not in data)
+    return glitch_candidates
+
+
+@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
+def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
+        ns, wrong_answer, name, factory, says, breaks):
+    wrong_answer(name, factory(ns), says, breaks)
+
+
+def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
+    assert len(WRONG) >= 20
+    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..worksheets import CHECKERS, WORKSHEETS
+from ..worksheets import WORKSHEETS
 from .course import badge
 
 BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
@@ -103,8 +103,9 @@ def problems(nb, name: str) -> list[str]:
     for exercise, points in WORKSHEETS[name].points.items():
         cell = checks.pop(exercise, None)
         # The check cell imports its checker itself: rebinding `checks` earlier cannot defeat
-        # it in nbgrader (tools/check_cells.py writes this form).
-        want = f"from bpe_course import checks\nchecks.{exercise}({CHECKERS[exercise].target})"
+        # it in nbgrader; the checker finds the learner's object by name, so a missing one is
+        # a one-line verdict, not a NameError (tools/check_cells.py writes this form).
+        want = f"from bpe_course import checks\nchecks.{exercise}()"
         if cell is None:
             found.append(f"exercise {exercise!r} has no check cell (grade_id {exercise!r})")
         elif cell.source != want or nbgrader_meta(cell).get("points") != points:

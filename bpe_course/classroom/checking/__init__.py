@@ -1,6 +1,7 @@
 """Checking an answer: run the learner's code on a worksheet's cases, say what was wrong.
 
-- `checks`: one checker per thing a learner writes (`checks.merge(merge)`), as
+- `checks`: one checker per thing a learner writes (`checks.merge()` in a check cell, which
+  finds the learner's `merge` by name; `checks.merge(merge)` anywhere), as
   worksheets import them (`from bpe_course import checks`); each returns a `Verdict`
 - `verdicts`: is an answer right, and if not, the teacher's message
 - `runner`: runs a case on the learner's object, with a time limit, and turns

@@ -17,6 +17,11 @@ While the learner's code runs, the course's own code is off limits
 (`offlimits`), as in the grader: an answer that calls the course's version
 of the exercise fails with a message saying so.
 
+Called without an argument (as the worksheets' check cells do, `checks.merge()`),
+a checker finds the learner's function or class by its name in the notebook, so a
+check cell whose function is missing (its cell not run, or stopped by a SyntaxError)
+says so in one line instead of raising NameError.
+
 >>> from bpe_course import checks
 >>> def merge(ids, pair, idx):            # forgets to skip past a merged pair
 ...     return [idx if (a, b) == pair else a for a, b in zip(ids, ids[1:] + [None])]
@@ -29,10 +34,13 @@ of the exercise fails with a message saying so.
 
 from __future__ import annotations
 
+import sys
+
 from ..worksheets import CHECKERS, COMPUTE, Checker, Group
 from . import offlimits, runner
 from .runner import Raised
-from .verdicts import Verdict, attempt, failure_message, judge, misuse, normal  # noqa: F401
+from .verdicts import (Verdict, attempt, failure_message, judge, misuse, normal,  # noqa: F401
+                       source_of)
 
 
 # -- running a checker ------------------------------------------------------------------------
@@ -65,13 +73,37 @@ def not_attempted(checker: Checker) -> Verdict:
                    f"then run this one again.", attempted=False)
 
 
-def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> Verdict:
+class _Find:
+    """The default of every checker's argument: find the learner's object by name."""
+
+    def __repr__(self) -> str:
+        return "the learner's object, found by its name"
+
+
+FIND = _Find()
+
+
+def _found(checker: Checker, frame) -> object:
+    """The learner's object named `checker.target` where the checker was called, or FIND."""
+    if frame is None:
+        return FIND
+    names = {**frame.f_globals, **frame.f_locals}
+    return names.get(checker.target, FIND)
+
+
+def check(name: str, target=FIND, hidden: bool = False, time_limit: float = 30.0,
+          frame=None) -> Verdict:
     """Run checker `name` on the learner's `target`; `hidden=True` adds the grader's cases.
 
-    Each case may take `time_limit` seconds (some groups allow more, such as
-    loading GPT-4's 100,000 merges).
+    Without `target`, the learner's object is looked up by its name in `frame` (the
+    notebook's names, where a check cell calls the checker). Each case may take
+    `time_limit` seconds (some groups allow more, such as loading GPT-4's 100,000 merges).
     """
     checker = CHECKERS[name]
+    if target is FIND:
+        target = _found(checker, frame or sys._getframe(1))
+    if target is FIND:
+        return Verdict(False, 0, f"❌ {name}: {misuse(checker, {'missing': True})}")
     problem = misuse(checker, runner.describe(target, checker.own))
     if problem:
         return Verdict(False, 0, f"❌ {name}: {problem}")
@@ -80,7 +112,15 @@ def check(name: str, target, hidden: bool = False, time_limit: float = 30.0) -> 
     wanted = {index: expected_answers(checker, index, group) for index, group in groups}
     allowed, denied = checker.off_limits()
     with offlimits.locked([*allowed, *CHECKING], denied):
-        return _run_cases(checker, target, groups, wanted, total, time_limit)
+        outcome = _run_cases(checker, target, groups, wanted, total, time_limit)
+    if isinstance(outcome, Verdict):
+        return outcome
+    # The message is written once the lock is lifted: naming a mistake may use the course.
+    number, group, case, expected, got, problem, printed = outcome
+    source, line = source_of(target)
+    return Verdict(False, number, failure_message(
+        checker, group, case, number, total, problem, got, printed, source=source, line=line,
+        expected=expected))
 
 
 # The classroom's own machinery keeps working while a check runs (it never gives answers).
@@ -99,7 +139,9 @@ def naive_seconds(text: str, vocab_size: int) -> float:
         offlimits.apply(*state) if state else None
 
 
-def _run_cases(checker: Checker, target, groups, wanted, total, time_limit) -> Verdict:
+def _run_cases(checker: Checker, target, groups, wanted, total, time_limit):
+    """A passing Verdict (or "not attempted yet"), or what the first failing case needs for
+    its message: (number, group, case, expected, got, problem, printed)."""
     number = 0
     for index, group in groups:
         answers = runner.run_group(checker.target, target, shipped(group), time_limit,
@@ -112,124 +154,123 @@ def _run_cases(checker: Checker, target, groups, wanted, total, time_limit) -> V
                 continue
             if isinstance(got, Raised) and got.not_attempted and number == 1:
                 return not_attempted(checker)
-            return Verdict(False, number, failure_message(checker, group, case, number, total,
-                                                          problem, got, printed))
+            return number, group, case, expected, got, problem, printed
     return Verdict(True, number, f"✅ {checker.name}: passed all {number} cases.")
 
 
 # -- one checker per thing a learner writes ------------------------------------------------------
 
-def utf8_bytes(fn) -> Verdict:
+def utf8_bytes(fn=FIND) -> Verdict:
     """Worksheet 01: `fn(text) -> list[int]`, the UTF-8 bytes of `text`."""
-    return check("utf8_bytes", fn)
+    return check("utf8_bytes", fn, frame=sys._getframe(1))
 
 
-def code_points_and_bytes(fn) -> Verdict:
+def code_points_and_bytes(fn=FIND) -> Verdict:
     """Worksheet 01: `fn(text) -> (number of code points, number of UTF-8 bytes)`."""
-    return check("code_points_and_bytes", fn)
+    return check("code_points_and_bytes", fn, frame=sys._getframe(1))
 
 
-def encode_code_point(fn) -> Verdict:
+def encode_code_point(fn=FIND) -> Verdict:
     """Worksheet 01: `fn(cp) -> list[int]`, UTF-8 by hand; ValueError for surrogates."""
-    return check("encode_code_point", fn)
+    return check("encode_code_point", fn, frame=sys._getframe(1))
 
 
-def safe_decode(fn) -> Verdict:
+def safe_decode(fn=FIND) -> Verdict:
     """Worksheet 01: `fn(byte_list) -> str`, decoding UTF-8 with U+FFFD for broken bytes."""
-    return check("safe_decode", fn)
+    return check("safe_decode", fn, frame=sys._getframe(1))
 
 
-def get_stats(fn) -> Verdict:
+def get_stats(fn=FIND) -> Verdict:
     """Worksheet 02: `fn(ids, counts=None) -> {pair: count}`, adding to `counts` if given."""
-    return check("get_stats", fn)
+    return check("get_stats", fn, frame=sys._getframe(1))
 
 
-def merge(fn) -> Verdict:
+def merge(fn=FIND) -> Verdict:
     """Worksheet 02: `fn(ids, pair, idx) -> list[int]`, every `pair` replaced by `idx`."""
-    return check("merge", fn)
+    return check("merge", fn, frame=sys._getframe(1))
 
 
-def encode_bytes(fn) -> Verdict:
+def encode_bytes(fn=FIND) -> Verdict:
     """Worksheet 02: `fn(text, merges) -> list[bytes]`, merges given as a ranked list of byte pairs."""
-    return check("encode_bytes", fn)
+    return check("encode_bytes", fn, frame=sys._getframe(1))
 
 
-def basic_tokenizer(cls) -> Verdict:
+def basic_tokenizer(cls=FIND) -> Verdict:
     """Worksheet 02: a `BasicTokenizer` class with `train`, `encode`, `decode`, `merges`, `vocab`."""
-    return check("basic_tokenizer", cls)
+    return check("basic_tokenizer", cls, frame=sys._getframe(1))
 
 
-def chunked_stats(fn) -> Verdict:
+def chunked_stats(fn=FIND) -> Verdict:
     """Worksheet 04: `fn(chunks) -> {pair: count}`, pairs counted inside each chunk only."""
-    return check("chunked_stats", fn)
+    return check("chunked_stats", fn, frame=sys._getframe(1))
 
 
-def regex_tokenizer(cls) -> Verdict:
+def regex_tokenizer(cls=FIND) -> Verdict:
     """Worksheet 04: a `RegexTokenizer(pattern=None)` class that trains and encodes by chunks."""
-    return check("regex_tokenizer", cls)
+    return check("regex_tokenizer", cls, frame=sys._getframe(1))
 
 
-def split_special(fn) -> Verdict:
+def split_special(fn=FIND) -> Verdict:
     """Worksheet 05: `fn(text, tokens) -> list[str]`, text cut around special tokens."""
-    return check("split_special", fn)
+    return check("split_special", fn, frame=sys._getframe(1))
 
 
-def special_tokens(cls) -> Verdict:
+def special_tokens(cls=FIND) -> Verdict:
     """Worksheet 05: `register_special_tokens` and every `allowed_special` mode of `encode`."""
-    return check("special_tokens", cls)
+    return check("special_tokens", cls, frame=sys._getframe(1))
 
 
-def save_load(cls) -> Verdict:
+def save_load(cls=FIND) -> Verdict:
     """Worksheet 05: `save(prefix)` writes plain text that `load(prefix + ".model")` restores."""
-    return check("save_load", cls)
+    return check("save_load", cls, frame=sys._getframe(1))
 
 
-def recover_merges(fn) -> Verdict:
+def recover_merges(fn=FIND) -> Verdict:
     """Worksheet 06: `fn(ranks) -> {(left rank, right rank): rank}` from tiktoken's ranks."""
-    return check("recover_merges", fn)
+    return check("recover_merges", fn, frame=sys._getframe(1))
 
 
-def gpt4_tokenizer(cls) -> Verdict:
+def gpt4_tokenizer(cls=FIND) -> Verdict:
     """Worksheet 06: `cls(encoding_name)` encodes and decodes exactly like tiktoken."""
-    return check("gpt4_tokenizer", cls)
+    return check("gpt4_tokenizer", cls, frame=sys._getframe(1))
 
 
-def count_pretokens(fn) -> Verdict:
+def count_pretokens(fn=FIND) -> Verdict:
     """Worksheet 07: `fn(text, special_tokens=(), pattern=...) -> {pre-token: count}`."""
-    return check("count_pretokens", fn)
+    return check("count_pretokens", fn, frame=sys._getframe(1))
 
 
-def merge_words(fn) -> Verdict:
+def merge_words(fn=FIND) -> Verdict:
     """Worksheet 07: `fn(words, stats, pair) -> new words`, with `stats` updated in place."""
-    return check("merge_words", fn)
+    return check("merge_words", fn, frame=sys._getframe(1))
 
 
-def train_bpe(fn) -> Verdict:
+def train_bpe(fn=FIND) -> Verdict:
     """Worksheet 07: `fn(text, vocab_size, special_tokens=(), pattern=...) -> (vocab, merges)`,
     the naive trainer's merges, at least 10x faster."""
-    return check("train_bpe", fn)
+    return check("train_bpe", fn, frame=sys._getframe(1))
 
 
-def tokens_per_byte(fn) -> Verdict:
+def tokens_per_byte(fn=FIND) -> Verdict:
     """Worksheet 08: `fn(text, encoding) -> float`, tiktoken tokens per UTF-8 byte."""
-    return check("tokens_per_byte", fn)
+    return check("tokens_per_byte", fn, frame=sys._getframe(1))
 
 
-def whitespace_pretokens(fn) -> Verdict:
+def whitespace_pretokens(fn=FIND) -> Verdict:
     """Worksheet 08: `fn(text, pattern) -> int`, the pre-tokens made only of whitespace."""
-    return check("whitespace_pretokens", fn)
+    return check("whitespace_pretokens", fn, frame=sys._getframe(1))
 
 
-def glitch_candidates(fn) -> Verdict:
+def glitch_candidates(fn=FIND) -> Verdict:
     """Worksheet 08: `fn(tok, text) -> list[int]`, learned ids that encoding `text` never uses."""
-    return check("glitch_candidates", fn)
+    return check("glitch_candidates", fn, frame=sys._getframe(1))
 
 
-def spm_normalize(fn) -> Verdict:
+def spm_normalize(fn=FIND) -> Verdict:
     """Worksheet 09: `fn(text, add_dummy_prefix=True) -> str`, spaces as ▁ and the dummy prefix."""
-    return check("spm_normalize", fn)
+    return check("spm_normalize", fn, frame=sys._getframe(1))
 
 
-def spm_encode(fn) -> Verdict:
+def spm_encode(fn=FIND) -> Verdict:
     """Worksheet 09: `fn(model, text) -> list[int]`, SentencePiece's BPE with byte fallback."""
-    return check("spm_encode", fn)
+    return check("spm_encode", fn, frame=sys._getframe(1))

@@ -59,13 +59,18 @@ def merge_words(words: dict, stats: dict, pair: tuple[bytes, bytes]) -> dict:
     """Worksheet 07: `words` ({tuple of tokens: count}) with `pair` merged; `stats` updated.
 
     `stats` ({(left, right): count}) is changed in place to the pair counts of
-    the new words, without pairs whose count fell to 0.
+    the new words, without pairs whose count fell to 0. Two words that become the same
+    tuple add their counts; `words` itself is left as it was.
+
+    >>> merge_words({(b"a", b"b", b"c"): 2, (b"ab", b"c"): 3}, {(b"a", b"b"): 2,
+    ...             (b"b", b"c"): 2, (b"ab", b"c"): 3}, (b"a", b"b"))
+    {(b'ab', b'c'): 5}
     """
     joined = pair[0] + pair[1]
-    new = {}
+    new: dict = {}
     for word, count in words.items():
         if not any(word[i:i + 2] == pair for i in range(len(word) - 1)):
-            new[word] = count
+            new[word] = new.get(word, 0) + count
             continue
         for p in zip(word, word[1:]):
             stats[p] -= count
@@ -81,7 +86,7 @@ def merge_words(words: dict, stats: dict, pair: tuple[bytes, bytes]) -> dict:
                 i += 1
         for p in zip(out, out[1:]):
             stats[p] = stats.get(p, 0) + count
-        new[tuple(out)] = count
+        new[tuple(out)] = new.get(tuple(out), 0) + count
     return new
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, report
 from .run_notebook import run_notebook
-from .scoring import expected, score_exercise
+from .scoring import RULE, expected, learner_source, score_exercise
 from .submissions import (MAX_SIZE, Found, Notebook, Refused, count_links, find_notebooks,
                           identify, parse_bytes, read_submission)
 
@@ -88,7 +88,9 @@ def grade_notebook(found: Found, options, links: dict) -> dict:
         for exercise, points in WORKSHEETS[name].points.items():
             result["exercises"].append(score_exercise(
                 exercise, points, answers.get(exercise), error or "the grading did not finish",
-                options.seed))
+                options.seed, source=learner_source(nb) if nb is not None else None,
+                slow=bool(speed and speed["exercise"] == exercise and speed.get("timed")
+                          and not speed["passed"])))
         if speed is not None:
             result["speed"] = speed
         result["error"] = error
@@ -262,6 +264,7 @@ def cli_grade(argv: list[str]) -> int:
             print("\n".join(report.table_rows(results[k])), file=out, flush=True)
     print("\n".join(report.student_rows(data)), file=out)
     print(f"{'total':<58} {data['score']:>6g} / {data['max_score']:g}", file=out)
+    print(f"scoring: {RULE}", file=out)                 # issue 25: the weighting, shown
     if failed_write:
         return 1
     print(f"report written to {report.printable(target)} and "

@@ -170,7 +170,7 @@ def table_rows(nb: dict) -> list[str]:
                     f"{printable(first[:100])}")
     speed = nb.get("speed")
     if isinstance(speed, dict):
-        rows.append(f"    {'(not scored)':<24} {'':>11} {printable(speed.get('message', ''))[:100]}")
+        rows.append(f"    {'(speed check)':<24} {'':>11} {printable(speed.get('message', ''))[:100]}")
     return rows
 
 

@@ -7,13 +7,21 @@ the share of cases passed, the worksheet's visible cases counting for a fifth
 hard-coding every case the worksheet shows earns at most that fifth. Within each share a
 case counts its `weight` (cases on real text weigh more than small ones).
 
+Points then follow what the mistake breaks (`RULE`): each case says what its failure
+breaks (`Case.breaks`, see `worksheets.common.BREAKS`), and an answer keeps at most the
+lowest cap among the cases it fails: under a third when it gives wrong results on
+ordinary input, decodes wrongly, loses or shares state, or never stops; more when it
+only breaks a rule the worksheet states; the share of cases alone when it fails only
+rare edge cases. The exercise's message says which cap applied.
+
 What came back from the sandbox is untrusted: each answer is decoded within a size budget
 and a time limit, and anything malformed is an `Opaque` answer that equals nothing.
 
 A *timed* case (one that compares the learner's speed with the course's naive trainer,
-`timed`) is not run in the learner's process and not scored here: anything timed where
-the learner's code runs can be fooled by that code. The grader reports it as a separate,
-labelled check instead, timed from outside the learner's reach (`speed`).
+`timed`) is not run in the learner's process: anything timed where the learner's code
+runs can be fooled by that code. The grader times it from outside the learner's reach
+(`speed`), reports it as a separate check, and an exercise that fails it is `slow`: it
+keeps at most the cap of "slow" in `BREAKS`, however right its answers.
 """
 
 from __future__ import annotations
@@ -25,8 +33,55 @@ import time
 from ..checking.plain import Opaque, Raised, from_plain
 from ..checking.verdicts import failure_message, judge, misuse
 from ..worksheets import CHECKERS, groups_for
+from ..worksheets.common import BREAKS
 
 VISIBLE_SHARE = 0.2     # hard-coding every case a worksheet shows earns at most this share
+
+
+def _rule() -> str:
+    """The scoring rule in words, from `BREAKS` (shown in the report and the README)."""
+    by_cap: dict[float, list[str]] = {}
+    for most, words in BREAKS.values():
+        if most < 1:
+            by_cap.setdefault(most, []).append(words)
+    parts = []
+    for k, (most, words) in enumerate(sorted(by_cap.items())):
+        listed = ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1]
+        parts.append(f"{'an answer that' if k == 0 else 'one that'} {listed} keeps at most "
+                     f"{most:.0%}")
+    return ("points = the exercise's points x the share of its cases passed (visible cases "
+            "1/5, hidden 4/5, each by its weight), capped by what the failed cases break: "
+            + "; ".join(parts) + "; one that fails only edge cases keeps its share.")
+
+
+RULE = _rule()
+
+
+def broken(case, got) -> str:
+    """What a failed case breaks: its own `breaks`, or "hangs" when it ran out of time."""
+    if isinstance(got, Raised) and got.type_name == "TimeoutError":
+        return "hangs"
+    return case.breaks
+
+
+def cap(breaks: set[str]) -> tuple[float, str]:
+    """The most an answer keeps when it fails cases that break `breaks`, and why (every
+    kind at that cap, in the order of `BREAKS`).
+
+    >>> cap({"edge", "state", "wrong"})
+    (0.3, 'gives wrong results on ordinary input and loses or shares state')
+    """
+    most = min((BREAKS[b][0] for b in breaks), default=1.0)
+    words = [w for b, (c, w) in BREAKS.items() if b in breaks and c == most]
+    return most, " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
+def learner_source(nb) -> list[str]:
+    """The code cells of a notebook, for the messages to quote the learner's lines."""
+    try:
+        return [cell.source for cell in nb.cells if cell.cell_type == "code"]
+    except Exception:                  # a notebook the grader could not read: no quotes
+        return []
 
 
 # -- scoring ---------------------------------------------------------------------------------
@@ -68,9 +123,11 @@ def decode(answer, budget: list[int]):
         return Opaque("?", "an answer the grader could not read")
 
 
-def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: int
-                   ) -> dict:
-    """Compare the probe's answers for one exercise with the reference's."""
+def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: int,
+                   source: list[str] | None = None, slow: bool = False) -> dict:
+    """Compare the probe's answers for one exercise with the reference's; `source` (the
+    notebook's code cells) lets the message quote the learner's line; `slow` says that the
+    exercise failed its speed check (timed apart, see `speed`)."""
     checker = CHECKERS[exercise]
     result = {"id": exercise, "score": 0, "max_score": points}
     if not isinstance(entry, dict):
@@ -85,6 +142,7 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
     # hidden? -> [weight passed, weight of all cases]; cases on real text weigh more
     passed = {False: [0, 0], True: [0, 0]}
     count, number, first, raised, budget = 0, 0, None, [], [256 * 2**20]
+    breaks: set[str] = set()
     deadline = time.monotonic() + 60
     for index, group in enumerate(groups):
         got_list = answers[index] if index < len(answers) and isinstance(answers[index], list) else []
@@ -104,17 +162,32 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
                 count += 1
                 continue
             raised.append(isinstance(got, Raised) and got.not_attempted)
+            breaks.add(broken(case, got))
             if first is None:
-                first = failure_message(checker, group, case, number, total, problem, got)
-    if count == total:
+                first = failure_message(checker, group, case, number, total, problem, got,
+                                        source=source, expected=want)
+    if count == total and not slow:
         return dict(result, score=points, message=f"✅ {exercise}: passed all {total} cases.")
+    if count == total:
+        most, why = cap({"slow"})
+        score = round(points * most, 2)
+        return dict(result, score=score,
+                    message=f"❌ {exercise}: passed all {total} cases, but it is not fast "
+                            f"enough: it failed its speed check (below)\npoints: {score:g} of {points:g}, at most "
+                            f"{most:.0%} since the answer {why}")
     if count == 0 and all(raised):
         return dict(result, message=f"⏳ {exercise}: not attempted yet.")
     share = sum(weight * p / n for (p, n), weight in ((passed[False], VISIBLE_SHARE),
                                                       (passed[True], 1 - VISIBLE_SHARE)) if n)
     share /= sum(w for (p, n), w in ((passed[False], VISIBLE_SHARE),
                                       (passed[True], 1 - VISIBLE_SHARE)) if n)
+    most, why = cap(breaks | ({"slow"} if slow else set()))
+    score = round(points * share * most, 2)
     headline, _, details = first.partition("\n")          # "❌ merge: case 3 of 15 failed."
     headline = headline.split(": ", 1)[1].replace(f" of {total}", "")
-    return dict(result, score=round(points * share, 2),
-                message=f"❌ {exercise}: {count} of {total} cases passed; {headline}\n{details}")
+    kept = (f"points: {score:g} of {points:g} = {share:.0%} of the cases' weight passed"
+            + (f", at most {most:.0%} since the answer {why}" if most < 1 else
+               ", since it fails only edge cases"))
+    return dict(result, score=score,
+                message=f"❌ {exercise}: {count} of {total} cases passed; {headline}\n{details}"
+                        f"\n{kept}")

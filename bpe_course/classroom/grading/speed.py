@@ -3,9 +3,10 @@
 A worksheet may ask for speed as well as right answers (worksheet 07: a `train_bpe`
 at least 10 times as fast as the course's naive trainer). Timed in the learner's own
 process, such a requirement can be fooled by that process (a replaced clock, an
-answer remembered from an earlier call, a patched driver), so the grader neither runs
-nor scores the timed case there (`scoring.timed`) and reports it apart, labelled
-"not scored", as the notebook's `speed` in the report.
+answer remembered from an earlier call, a patched driver), so the grader does not run
+the timed case there (`scoring.timed`): it reports the check apart, as the notebook's
+`speed` in the report, and an exercise that was timed and failed it keeps at most half
+its points (the "slow" cap of `worksheets.common.BREAKS`).
 
 The sandbox's driver (`inside_sandbox.Driver`), which never runs the learner's code
 and which the learner's process can neither read nor signal, draws texts of the
@@ -63,9 +64,9 @@ def speed_verdict(speed: dict, rounds: list[dict], entry) -> dict:
     from ...training.trainer import train_bpe
     from ..worksheets.common import random_prose
     exercise, required = speed["exercise"], speed["required"]
-    verdict = {"exercise": exercise, "passed": False, "times_faster": None,
-               "required": required}
-    label = f"{exercise} speed (not scored)"
+    verdict = {"exercise": exercise, "passed": False, "timed": False,
+               "times_faster": None, "required": required}
+    label = f"{exercise} speed"
     if isinstance(entry, dict) and entry.get("missing"):
         return dict(verdict, message=f"⏳ {label}: there is no `{speed['target']}` to time.")
     if not rounds and _not_attempted(entry):
@@ -91,10 +92,10 @@ def speed_verdict(speed: dict, rounds: list[dict], entry) -> dict:
         best = ratio if best is None else max(best, ratio)
     if best is None:
         why = problem or "it was never timed (the notebook's process ended first?)"
-        return dict(verdict, message=f"❌ {label}: {why}.")
+        return dict(verdict, timed=True, message=f"❌ {label}: {why}.")
     passed = best >= required
     mark = "✅" if passed else "❌"
-    return dict(verdict, passed=passed, times_faster=round(best, 1),
+    return dict(verdict, passed=passed, timed=True, times_faster=round(best, 1),
                 message=f"{mark} {label}: {best:.1f}x the naive trainer's speed on texts it "
                         f"had never seen ({required}x asked).")
 

@@ -32,16 +32,42 @@ COMPUTE = "compute"   # a case's expected answer comes from running the referenc
 # the grader counts it as this many small cases (see `grading.scoring.score_exercise`).
 REAL = 20
 
+# What a failed case breaks, and the most an exercise keeps when one such case fails: the
+# grader multiplies the share of cases passed by the lowest of these among the failed cases
+# (see `grading.scoring.score_exercise`). A case that runs out of time counts as "hangs"
+# whatever it checks. The words are those of the grader's report and exercises/README.md.
+BREAKS = {
+    "wrong": (0.3, "gives wrong results on ordinary input"),
+    "decode": (0.3, "does not decode what it encodes"),
+    "state": (0.3, "loses or shares state"),
+    "hangs": (0.3, "never stops"),
+    "slow": (0.5, "is not as fast as the worksheet asks"),
+    "contract": (0.6, "breaks a rule the worksheet states"),
+    "edge": (1.0, "fails an edge case"),
+}
+WRONG, DECODE, STATE, CONTRACT, EDGE = "wrong", "decode", "state", "contract", "edge"
+
 
 @dataclass
 class Case:
     code: str                      # run with the learner's object bound to its name
-    hint: str = ""                 # shown when this case fails
+    hint: str = ""                 # shown when this case fails and nothing more precise is known
     expected: object = COMPUTE     # or a fixed value (with judge="at_least": a minimum)
     judge: str = "equal"           # "equal" or "at_least"
     mention: str = ""              # an expected exception's message must contain this
     weight: int = 1                # the grader's share: a case on real text counts more
     tokens: dict | None = None     # {id: bytes}: show merges of ids (ranks) as these bytes
+    breaks: str = EDGE             # what a failure breaks: a key of BREAKS
+    # What the case probes besides its value, which names the mistake when it fails (see
+    # `checking.verdicts.diagnose`): "unchanged:K" (the answer is (result, argument K
+    # afterwards)), "fresh" (a second instance, or a second call, must not see the first's
+    # state), "lost" (state that must survive save/load or another registration),
+    # "round_trip" (decode(encode(text)) must give text back), "text" (a file must be
+    # text), "by_hand" (a function the worksheet forbids must not be called).
+    probe: str = ""
+    # Hints keyed by what came back: a diagnosis kind ("type", "raised:KeyError", ...)
+    # or the answer's repr; the first that matches replaces `hint`.
+    when: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -64,6 +90,9 @@ class Checker:
     groups: Callable[[], list[Group]]   # built once, on first use (some read corpora)
     own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
     allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
+    # Recognises a mistake from what came back: `recognize(inputs, expected, got)` with the
+    # case's inputs (see `checking.verdicts.inputs_of`) returns (kind, sentence) or None.
+    recognize: Callable[[dict, object, object], tuple[str, str] | None] | None = None
     # Set from the checker's `Worksheet` (its `helpers`, `forbidden` and `hidden`):
     helpers: tuple[str, ...] = field(default=(), init=False)
     forbidden: tuple[str, ...] = field(default=(), init=False)
@@ -209,13 +238,14 @@ REGEX = "bpe_course.regex_tokenizer.RegexTokenizer"
 
 # -- hidden cases drawn per grading run -------------------------------------------------
 
-def unchanged(name: str, args: tuple, keep: int, hint: str) -> Case:
+def unchanged(name: str, args: tuple, keep: int, hint: str, params: tuple = ()) -> Case:
     """Call `name(*args)`; the answer is the result and argument `keep` afterwards: a
-    function that changes its input (where the worksheet asks for a new value) fails."""
-    names = [f"arg{i}" for i in range(len(args))]
-    lines = [f"{n} = {a!r}" for n, a in zip(names, args)]
+    function that changes its input (where the worksheet asks for a new value) fails.
+    `params` names the arguments as the worksheet does (`ids`, `tokens`, ...)."""
+    names = list(params) or [f"arg{i}" for i in range(len(args))]
+    lines = [f"{n} = {escaped(a)}" for n, a in zip(names, args)]
     lines += [f"result = {name}({', '.join(names)})", f"(result, {names[keep]})"]
-    return Case("\n".join(lines), hint)
+    return Case("\n".join(lines), hint, breaks=CONTRACT, probe=f"unchanged:{keep}")
 
 
 def random_ids(rng: random.Random, low: int = 0, high: int = 6, size: int = 40) -> list[int]:

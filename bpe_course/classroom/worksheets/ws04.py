@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .common import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, REGEX, TOKENIZER, Case,
-                     Checker, Group, Worksheet, course_ref, prose)
-from .ws02 import MERGES_HINT, ORDER_HINT, tokenizer_groups
+from .common import (CONTRACT, DECODE, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, REGEX,
+                     STATE, TOKENIZER, WRONG, Case, Checker, Group, Worksheet, course_ref,
+                     prose)
+from .ws02 import BEST_PAIR, MERGES_HINT, ORDER_HINT, recognize_tokenizer, tokenizer_groups
 
 
 def chunked_stats_groups() -> list[Group]:
@@ -15,21 +16,72 @@ def chunked_stats_groups() -> list[Group]:
     chunks = [list(c.encode("utf-8")) for c in regex.findall(GPT4_SPLIT_PATTERN, text)]
     return [
         Group([Case("chunked_stats([])", "No chunks, no pairs: {}."),
-               Case("chunked_stats([[1, 2]])", "One chunk: just its pairs."),
-               Case("chunked_stats([[1, 2], [3, 4]])", across),
-               Case("chunked_stats([[1], [2]])", across),
+               Case("chunked_stats([[1, 2]])", "One chunk: just its pairs.", breaks=WRONG),
+               Case("chunked_stats([[1, 2], [3, 4]])", across, breaks=WRONG),
+               Case("chunked_stats([[1], [2]])", across, breaks=WRONG),
                Case("chunked_stats([[1, 2], [1, 2]])", "The same pair in two chunks: the "
-                    "counts add up to 2."),
+                    "counts add up to 2.", breaks=WRONG),
                Case("chunked_stats([[1, 2, 1, 2]])", "Count every occurrence of a pair inside "
-                    "a chunk, not once per chunk: [1, 2, 1, 2] holds (1, 2) twice."),
+                    "a chunk, not once per chunk: [1, 2, 1, 2] holds (1, 2) twice.",
+                    breaks=WRONG),
                Case("chunked_stats([[1, 1, 1], [1, 1]])", "Pairs overlap inside a chunk: "
-                    "[1, 1, 1] holds (1, 1) twice, [1, 1] once more: 3 in all."),
-               Case("chunked_stats(CHUNKS)", across)],
+                    "[1, 1, 1] holds (1, 1) twice, [1, 1] once more: 3 in all.", breaks=WRONG),
+               Case("chunks = [[1, 2], [2, 3]]\nresult = chunked_stats(chunks)\n(result, chunks)",
+                    "Leave the chunks as they were: the caller keeps using them.",
+                    breaks=CONTRACT, probe="unchanged:0"),
+               Case("chunked_stats([[1, 2]])\nchunked_stats([[3, 4]])", "Each call starts "
+                    "from a new, empty dict.", breaks=STATE, probe="fresh"),
+               Case("chunked_stats(CHUNKS)", across, breaks=WRONG, weight=5)],
               env={"CHUNKS": chunks},
               env_doc={"CHUNKS": f"[list(c.encode()) for c in regex.findall("
-                                 f"GPT4_SPLIT_PATTERN, {doc})]"}),
-        Group([Case("chunked_stats([[5] * 7, [], [5, 6], [6, 5]])", across)], hidden=True),
+                                 f"bpe_course.GPT4_SPLIT_PATTERN, {doc})]"}),
+        Group([Case("chunked_stats([[5] * 7, [], [5, 6], [6, 5]])", across, breaks=WRONG)],
+              hidden=True),
     ]
+
+
+def _tally(chunks, each=True) -> dict:
+    counts: dict = {}
+    for chunk in chunks:
+        pairs = list(zip(chunk, chunk[1:]))
+        for pair in (pairs if each else set(pairs)):
+            counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def recognize_chunked(inputs: dict, expected, got):
+    """Which pairs were counted: across chunks, once per chunk, one chunk's only, or counts
+    of an earlier chunk overwritten."""
+    args = inputs.get("args") or []
+    chunks = args[0] if args else None
+    if not isinstance(chunks, list) or not isinstance(got, dict) or not all(
+            isinstance(c, list) for c in chunks):
+        return None
+    flat = [i for chunk in chunks for i in chunk]
+    if got == _tally([flat]):
+        return ("across", "it counts pairs across chunks: the last id of one chunk and the "
+                "first of the next are no pair. Count inside each chunk, adding into one dict.")
+    if got == _tally(chunks, each=False):
+        return ("once", "it counts each pair once per chunk, not every occurrence: "
+                "[1, 2, 1, 2] holds (1, 2) twice.")
+    merged: dict = {}
+    for chunk in chunks:
+        merged.update(_tally([chunk]))
+    fits = []
+    if chunks and got == _tally(chunks[-1:]):
+        fits.append("only the last chunk's pairs are there: a new dict for each chunk "
+                    "replaces the counts so far")
+    if got == merged:
+        fits.append("a pair found in several chunks has the count of its last chunk only: "
+                    "dict.update replaces counts, it does not add them")
+    if fits:
+        return ("overwritten", " Or: ".join(fits) + ". Add each chunk's counts to one total "
+                "(get_stats(chunk, counts)).")
+    tally = _tally(chunks)
+    if set(got) >= set(tally) and all(isinstance(n, int) and n >= tally.get(p, 0)
+                                       for p, n in got.items()):
+        return ("shared", "")
+    return None
 
 
 PATTERN_HINT = ("Use the pattern given to __init__ (GPT-4's when it is None), compile it "
@@ -37,6 +89,21 @@ PATTERN_HINT = ("Use the pattern given to __init__ (GPT-4's when it is None), co
 CHUNK_HINT = (" If your merges contain tokens such as b'e ' or b'd.', pairs were counted "
               "across chunks: split the text with the pattern (regex.findall) and count "
               "pairs inside each chunk only.")
+
+
+REGEX_NOT_RE = {
+    key: "The split patterns use \\p{L} and \\p{N} and possessive quantifiers, which the "
+         "standard `re` module does not know: import regex and use regex.compile."
+    for key in ("raised:error", "raised:PatternError")}
+SUPER_INIT = {"raised:AttributeError": (
+    "An attribute of the base class is missing: call super().__init__() first in "
+    "__init__; it creates self.merges, self.special_tokens, self.byte_ids and self.vocab.")}
+NO_PAIRS = {"empty": (
+    "No merge was learned, so no pair was counted: check what your split gives "
+    "(findall returns the chunks, split what lies between them) and that each chunk is the "
+    "list of its UTF-8 bytes.")}
+CHUNK_BYTES = {"course:encode_chunk": (
+    "encode_chunk takes the bytes of one chunk (chunk.encode('utf-8')), not the str.")}
 
 
 def regex_tokenizer_groups() -> list[Group]:
@@ -47,6 +114,7 @@ def regex_tokenizer_groups() -> list[Group]:
                 case.hint = CHUNK_HINT.strip() + " " + case.hint
             if case.code == "tok.encode(CODE)":         # a page of code: real text
                 case.weight = REAL
+            case.when = {**REGEX_NOT_RE, **SUPER_INIT, **CHUNK_BYTES, **case.when}
     text, doc = prose(0, 3000)
     hello = "hello hello world!!! hello"
     repeats = ("A chunk that occurs 3 times counts its pairs 3 times: count the pairs of "
@@ -57,27 +125,53 @@ def regex_tokenizer_groups() -> list[Group]:
     split_encode = ("encode must split the text with the pattern too, and encode each chunk "
                     "on its own: '1234' is the chunks '123' and '4', so the merge (51, 52) "
                     "of '3' + '4' cannot apply across them.")
-    return [Group([Case("tok.merges", once)],
+    first = {**REGEX_NOT_RE, **SUPER_INIT, **BEST_PAIR, **CHUNK_BYTES, **NO_PAIRS}
+    return [Group([Case("tok.merges", once, breaks=WRONG, when=first)],
                   setup="tok = RegexTokenizer()\ntok.train('aaaa bb', 257)")] + base[:5] + [
-        Group([Case("tok.merges", repeats)],
+        Group([Case("tok.merges", repeats, breaks=WRONG, when=first)],
               setup="tok = RegexTokenizer()\ntok.train('xy cd cd cd', 257)"),
-        Group([Case("tok.merges", MERGES_HINT), Case("tok.encode('1234')", split_encode),
-               Case("tok.encode('34 1234')", split_encode)],
+        Group([Case("tok.merges", MERGES_HINT, breaks=WRONG, when=first),
+               Case("tok.encode('1234')", split_encode, breaks=WRONG, when=first),
+               Case("tok.encode('34 1234')", split_encode, breaks=WRONG, when=first)],
               setup="tok = RegexTokenizer()\ntok.train('34 34 34', 257)"),
-        Group([Case("tok.merges", CHUNK_HINT.strip() + " " + MERGES_HINT),
-               Case("tok.encode('dog. cat.')", ORDER_HINT + CHUNK_HINT)],
+        Group([Case("tok.merges", CHUNK_HINT.strip() + " " + MERGES_HINT, breaks=WRONG,
+                    when=first),
+               Case("tok.encode('dog. cat.')", ORDER_HINT + CHUNK_HINT, breaks=WRONG,
+                    when=first)],
               setup="tok = RegexTokenizer()\ntok.train('dog. dog. dog. cat cat', 260)"),
-        Group([Case("tok.merges", CHUNK_HINT.strip() + " " + MERGES_HINT),
-               Case("tok.encode('hello world!!!')", ORDER_HINT + CHUNK_HINT),
-               Case("tok.encode('hellohello')", ORDER_HINT)],
+        Group([Case("tok.merges", CHUNK_HINT.strip() + " " + MERGES_HINT, breaks=WRONG,
+                    when=first),
+               Case("tok.encode('hello world!!!')", ORDER_HINT + CHUNK_HINT, breaks=WRONG,
+                    when=first),
+               Case("tok.encode('hellohello')", ORDER_HINT, breaks=WRONG, when=first)],
               setup=f"tok = RegexTokenizer()\ntok.train({hello!r}, 260)"),
     ] + base[5:] + [
-        Group([Case("tok.merges", PATTERN_HINT, weight=REAL),      # trained on a page: real text
-               Case("tok.encode(\"I'VE GOT 12345\")", PATTERN_HINT)],
+        Group([Case("tok.merges", PATTERN_HINT, weight=REAL, breaks=WRONG, when=first),
+               Case("tok.encode(\"I'VE GOT 12345\")", PATTERN_HINT, breaks=WRONG, when=first)],
               setup="tok = RegexTokenizer(GPT2_SPLIT_PATTERN)\ntok.train(TEXT, 290)",
               env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
               env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
     ]
+
+
+def recognize_regex_tokenizer(inputs: dict, expected, got):
+    """A learned token that crosses from a letter to a space or punctuation (pairs counted
+    across chunks), or what `recognize_tokenizer` sees."""
+    import regex
+    if isinstance(expected, dict) and isinstance(got, dict) and got and all(
+            isinstance(k, tuple) and len(k) == 2 and isinstance(v, int)
+            for k, v in got.items()):
+        vocab = {i: bytes([i]) for i in range(256)}
+        for (a, b), idx in sorted(got.items(), key=lambda item: item[1]):
+            if a in vocab and b in vocab:
+                vocab[idx] = vocab[a] + vocab[b]
+                token = vocab[idx].decode("utf-8", errors="replace")
+                if regex.search(r"\p{L}[\s\p{P}]", token):
+                    return ("across_chunks", f"pairs were counted across chunks: the learned "
+                            f"token {vocab[idx]!r} joins a letter to the space or punctuation "
+                            f"after it, which no chunk of the pattern holds. Split the text "
+                            f"with the pattern (findall) and count pairs inside each chunk.")
+    return recognize_tokenizer(inputs, expected, got)
 
 
 # -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
@@ -87,9 +181,9 @@ def _chunked_stats_hidden(rng):
     hint = "Count pairs inside each chunk only, adding into one dict."
     chunk_lists = [[random_ids(rng, size=8) for _ in range(rng.randrange(0, 8))]
                    for _ in range(40)]
-    return [Group([Case(f"chunked_stats({c!r})", hint) for c in chunk_lists]
-                  + [unchanged("chunked_stats", (c,), 0, "Leave the chunks as they were.")
-                     for c in chunk_lists[:3]])]
+    return [Group([Case(f"chunked_stats({c!r})", hint, breaks=WRONG) for c in chunk_lists]
+                  + [unchanged("chunked_stats", (c,), 0, "Leave the chunks as they were.",
+                               params=("chunks",)) for c in chunk_lists[:3] if c])]
 
 
 def _regex_tokenizer_hidden(rng):
@@ -103,11 +197,14 @@ def _regex_tokenizer_hidden(rng):
         pages = training_pages(rng)
         samples = random_texts(rng.randrange(2**31), 6)
         groups.append(Group(
-            [Case("tok.merges", PATTERN_HINT + CHUNK_HINT, weight=REAL)]
-            + [Case(f"tok.encode({name})", PATTERN_HINT + " " + ORDER_HINT, weight=REAL)
-               for name in pages]
-            + [Case(f"tok.encode({s!r})", PATTERN_HINT) for s in samples]
-            + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT) for s in samples],
+            [Case("tok.merges", PATTERN_HINT + CHUNK_HINT, weight=REAL, breaks=WRONG)]
+            + [Case(f"tok.encode({name})", PATTERN_HINT + " " + ORDER_HINT, weight=REAL,
+                    breaks=WRONG) for name in pages]
+            + [Case(f"tok.decode(tok.encode({name}))", DECODE_HINT, weight=5, breaks=DECODE,
+                    probe="round_trip") for name in pages]
+            + [Case(f"tok.encode({s!r})", PATTERN_HINT, breaks=WRONG) for s in samples]
+            + [Case(f"tok.decode(tok.encode({s!r}))", DECODE_HINT, breaks=DECODE,
+                    probe="round_trip") for s in samples],
             setup=f"tok = RegexTokenizer(GPT2_SPLIT_PATTERN)\n"
                   f"tok.train(TEXT, {rng.randrange(300, 360)})",
             env={**{k: v[0] for k, v in pages.items()}, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
@@ -121,10 +218,10 @@ WORKSHEET = Worksheet(
     points={"chunked_stats": 1, "regex_tokenizer": 3},
     checkers=[
         Checker("chunked_stats", "chunked_stats", "function", course_ref(REF + "chunked_stats"),
-                chunked_stats_groups),
+                chunked_stats_groups, recognize=recognize_chunked),
         Checker("regex_tokenizer", "RegexTokenizer", "class", course_ref(REGEX),
                 regex_tokenizer_groups, own=("__init__", "train", "encode"),
-                allowed_bases=(TOKENIZER,)),
+                allowed_bases=(TOKENIZER,), recognize=recognize_regex_tokenizer),
     ],
     helpers={"chunked_stats": ("bpe_course.pairs.get_stats",),
              "regex_tokenizer": ("bpe_course.pairs",)},

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .common import (EOT, HARD_TEXTS, REF, REGEX, TOKENIZER, Case, Checker, Group, Worksheet,
-                     code, course_ref, prose, random_texts)
+from .common import (CONTRACT, DECODE, EOT, HARD_TEXTS, REAL, REF, REGEX, TOKENIZER, WRONG, Case,
+                     Checker, Group, Worksheet, code, course_ref, prose, random_texts)
 
 
 def first_ranks(encoding: str, n: int) -> tuple[dict, str]:
@@ -31,24 +31,66 @@ def recover_merges_groups() -> list[Group]:
     ranks, doc = first_ranks("cl100k_base", 1000)
     more, more_doc = first_ranks("o200k_base", 1500)
 
-    def small(table: dict, hint: str) -> Case:
-        return Case(f"recover_merges({table!r})", hint, tokens=tokens_of(table))
+    def small(table: dict, hint: str, breaks: str = WRONG) -> Case:
+        return Case(f"recover_merges({table!r})", hint, tokens=tokens_of(table), breaks=breaks,
+                    when=UNPACK)
     return [
         Group([small({b"a": 0, b"b": 1}, "Single bytes are not merged: no multi-byte "
-                     "token, no merge."),
+                     "token, no merge.", breaks="edge"),
                small({b"a": 97, b"b": 98, b"ab": 256}, strictly),
                small({b"b": 0, b"a": 1, b"ab": 2}, ids),
                small({b"a": 0, b"b": 1, b"ab": 2}, ids),
                small({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}, lower),
                small({b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5}, lower),
-               Case("recover_merges(RANKS)", lower, tokens=tokens_of(ranks))],
+               Case("ranks = {b'a': 0, b'b': 1, b'ab': 2, b'abb': 3}\n"
+                    "result = recover_merges(ranks)\n(result, ranks)", "Leave `ranks` as it "
+                    "was: GPT4Tokenizer reads it again after recover_merges.",
+                    breaks=CONTRACT, probe="unchanged:0"),
+               Case("recover_merges(RANKS)", lower, tokens=tokens_of(ranks), breaks=WRONG,
+                    weight=5, when=UNPACK)],
               env={"RANKS": ranks}, env_doc={"RANKS": doc}),
-        Group([Case("recover_merges(ALL)", speed)],
+        Group([Case("recover_merges(ALL)", speed, breaks=WRONG, weight=5)],
               setup="from bpe_course.openai.encodings import load_ranks\n"
-                    "ALL = load_ranks('cl100k_base')", time_limit=60),
-        Group([Case("recover_merges(RANKS)", lower, tokens=tokens_of(more))], env={"RANKS": more},
+                    "ALL = dict(load_ranks('cl100k_base'))", time_limit=60),
+        Group([Case("recover_merges(RANKS)", lower, tokens=tokens_of(more), breaks=WRONG,
+                    weight=5, when=UNPACK)], env={"RANKS": more},
               env_doc={"RANKS": more_doc}, hidden=True),
     ]
+
+
+# Keyed by what came back: a token split by BPE with its own rank allowed is one part.
+UNPACK = {"raised:ValueError": (
+    "Unpacking the parts of a token failed: BPE with ranks up to and including the token's "
+    "own joins it into one part. Allow only the ranks strictly below its own "
+    "(rank < max_rank), so that it stops at exactly two parts.")}
+
+
+def recognize_recover(inputs: dict, expected, got):
+    """Merges with the ids swapped, byte values for ranks, bytes for ids, or only the
+    two-byte tokens."""
+    args = inputs.get("args") or []
+    ranks = args[0] if args else None
+    if not isinstance(ranks, dict) or not isinstance(got, dict) or not isinstance(expected, dict):
+        return None
+    if got and all(isinstance(k, tuple) and all(isinstance(x, (bytes, bytearray)) for x in k)
+                   for k in got):
+        return ("bytes_for_ids", "your code gave bytes where ids are wanted: a merge is "
+                "(rank of the left part, rank of the right part) -> rank, ints all three.")
+    if got == {(b, a): r for (a, b), r in expected.items()}:
+        return ("swapped", "left and right are swapped: the merge is (rank of the left "
+                "part, rank of the right part).")
+    token_of = {r: t for t, r in ranks.items()}
+    as_bytes = {tuple(token_of[x][0] if len(token_of.get(x, b"..")) == 1 else x for x in pair): r
+                for pair, r in expected.items()}
+    if as_bytes != expected and got == as_bytes:
+        return ("byte_values", "the ids of single bytes are their byte values, not their "
+                "ranks: the merge uses the rank of each part (ranks[part]), and a byte's rank "
+                "is not its value (b'a' can have rank 1).")
+    two = {pair: r for pair, r in expected.items() if len(token_of.get(r, b"")) == 2}
+    if two != expected and got == two:
+        return ("two_bytes", "only the tokens of two bytes have merges here: every token of "
+                "two or more bytes was made by a merge, the longer ones too.")
+    return None
 
 
 OWN_PATTERN = ("o200k_base splits text with its own pattern, not cl100k_base's: it keeps "
@@ -58,6 +100,18 @@ MARKS = ("o200k_base splits text with its own pattern, not cl100k_base's: it kee
          "marks, such as the vowel signs of Hindi, with their letters, where cl100k_base's "
          "cuts them off. Pass SPLIT_PATTERNS[encoding] to super().__init__.")
 PARITY = "Ids must equal tiktoken's."
+SPECIAL_IDS = {"[100257]": "100257 is cl100k_base's id of <|endoftext|>: register the "
+                          "special tokens of the encoding asked for, SPECIAL_TOKENS[encoding]."}
+TAKEN_IDS = {"course:register_special_tokens": (
+    "The ids you registered are already ids of ordinary tokens of this encoding: register "
+    "the special tokens of the encoding asked for, SPECIAL_TOKENS[encoding].")}
+ORDER = ("Do the steps of __init__ in this order: super().__init__(SPLIT_PATTERNS[encoding]) "
+         "first (it resets the merges, the byte ids, the vocab and the special tokens), then "
+         "self.merges, then self.byte_ids, then self.vocab = self._build_vocab(), then "
+         "register_special_tokens.")
+RANKS_BY_BYTES = {"raised:KeyError": (
+    "load_ranks(encoding) is keyed by each token's bytes: the rank of byte b is "
+    "ranks[bytes([b])], not ranks[b].")}
 
 
 def gpt4_tokenizer_groups() -> list[Group]:
@@ -76,16 +130,23 @@ def gpt4_tokenizer_groups() -> list[Group]:
 
     def cases(name: str) -> list[Case]:
         lone = load_ranks(name)[b"\x80"]
-        return ([Case("tok.encode('')", parity), Case("tok.encode('!')", shuffle),
-                 Case("tok.encode('hello world')", shuffle),
-                 Case("tok.decode(tok.encode('hello world'))", decode),
-                 Case(f"tok.decode([{lone}])", decode)]
-                + [Case(f"tok.encode({t!r})", parity) for t in HARD_TEXTS]
-                + [Case("tok.encode('a' * 300)", parity),
-                   Case("tok.encode(TEXT)", parity, weight=10),
-                   Case("tok.decode(tok.encode(CODE))", decode),
-                   Case("tok.encode('<|endoftext|>', allowed_special='all')", special),
-                   Case("tok.encode('hi<|endoftext|>')", special, mention=EOT),
+        return ([Case("tok.encode('')", parity),
+                 Case("tok.encode('!')", shuffle, breaks=WRONG, when={"[33]": shuffle}),
+                 Case("tok.encode('hello world')", shuffle, breaks=WRONG),
+                 Case("tok.decode(tok.encode('hello world'))", decode, breaks=DECODE,
+                      probe="round_trip"),
+                 Case(f"tok.decode([{lone}])", decode, breaks=DECODE)]
+                + [Case(f"tok.encode({t!r})", parity, breaks=WRONG) for t in HARD_TEXTS]
+                + [Case("tok.encode('a' * 300)", parity, breaks=WRONG),
+                   Case("tok.encode(TEXT)", parity, weight=10, breaks=WRONG),
+                   Case("tok.decode(tok.encode(CODE))", decode, breaks=DECODE,
+                        probe="round_trip"),
+                   Case("tok.encode('<|endoftext|>', allowed_special='all')", special,
+                        breaks=WRONG, when=SPECIAL_IDS),
+                   Case("tok.decode(tok.encode('a<|endoftext|>b', allowed_special='all'))",
+                        decode + " " + special, breaks=DECODE, probe="round_trip"),
+                   Case("tok.encode('hi<|endoftext|>')", special, mention=EOT,
+                        breaks=CONTRACT),
                    Case("tok.encode('\\ud83d lone surrogate')", "Like tiktoken, replace a lone "
                         "surrogate by U+FFFD before encoding (the course's RegexTokenizer "
                         "does this in encode_ordinary).")])
@@ -95,25 +156,53 @@ def gpt4_tokenizer_groups() -> list[Group]:
     env = {"TEXT": texts, "CODE": src, "HARD": hard}
     env_doc = {"TEXT": doc, "CODE": src_doc,
                "HARD": "'\\n'.join(t for t in bpe_course.corpora.HARD_STRINGS if '<|' not in t)"}
-    hidden = [Case(f"tok.encode({t!r})", parity) for t in random_texts(4, 25)]
+    hidden = [Case(f"tok.encode({t!r})", parity, breaks=WRONG) for t in random_texts(4, 25)]
     # o200k_base's own pattern is what cl100k_base's cases cannot test (cl100k_base's pattern
     # is the course's default): its cases on real text weigh more (and more are drawn
     # hidden, see _gpt4_hidden), so an answer right only on cl100k_base keeps under half
-    o200k = [Case("tok.encode(\"don't stop, HelloWorld\")", OWN_PATTERN, weight=30),
-             Case("tok.encode(\"I'VE GOT 12345 apples\")", OWN_PATTERN),
-             Case("tok.encode(TEXT)", OWN_PATTERN, weight=10),
-             Case("tok.encode(HARD)", OWN_PATTERN, weight=60)]
-    return [
+    o200k = [Case("tok.encode(\"don't stop, HelloWorld\")", OWN_PATTERN, weight=30,
+                  breaks=WRONG),
+             Case("tok.encode(\"I'VE GOT 12345 apples\")", OWN_PATTERN, breaks=WRONG),
+             Case("tok.encode('<|endoftext|>', allowed_special='all')", special, breaks=WRONG,
+                  when=SPECIAL_IDS),
+             Case("tok.encode(TEXT)", OWN_PATTERN, weight=10, breaks=WRONG),
+             Case("tok.encode(HARD)", OWN_PATTERN, weight=60, breaks=WRONG)]
+    groups = [
         Group(cases("cl100k_base"), setup="tok = GPT4Tokenizer('cl100k_base')", env=env,
               env_doc=env_doc, setup_time_limit=120),
         Group(o200k, setup="tok = GPT4Tokenizer('o200k_base')", env=env, env_doc=env_doc,
               setup_time_limit=180),
         Group(hidden, setup="tok = GPT4Tokenizer('cl100k_base')", hidden=True,
               setup_time_limit=120),
-        Group(cases("o200k_base") + [Case("tok.encode(HARD.swapcase())", OWN_PATTERN, weight=60)]
+        Group(cases("o200k_base") + [Case("tok.encode(HARD.swapcase())", OWN_PATTERN, weight=60,
+                                          breaks=WRONG)]
               + hidden, setup="tok = GPT4Tokenizer('o200k_base')",
               env=env, env_doc=env_doc, hidden=True, setup_time_limit=180),
     ]
+    for group in groups:
+        for case in group.cases:
+            case.when = {**RANKS_BY_BYTES, **TAKEN_IDS, **case.when}
+    return groups
+
+
+def recognize_gpt4(inputs: dict, expected, got):
+    """An encoder with no merges (super().__init__() called after setting them), or with
+    no byte shuffle either."""
+    args = inputs.get("args") or []
+    if not str(inputs.get("func", "")).endswith(".encode") or not args or \
+            not isinstance(args[0], str) or not isinstance(got, list) or got == expected:
+        return None
+    data = args[0].encode("utf-8", errors="replace")
+    if len(data) > 1 and got == list(data):
+        return ("unmerged", "no merge applied and no byte shuffle: the ids are the text's "
+                "bytes. " + ORDER)
+    from ...openai.encodings import load_ranks
+    for name in ("cl100k_base", "o200k_base"):
+        ranks = load_ranks(name)
+        if len(data) > 1 and got == [ranks[bytes([b])] for b in data]:
+            return ("unmerged", "no merge applied: the ids are the ranks of the single "
+                    "bytes, so self.merges was empty when encoding. " + ORDER)
+    return None
 
 
 # -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
@@ -125,10 +214,11 @@ def _recover_merges_hidden(rng):
         ranks, _ = first_ranks(rng.choice(["cl100k_base", "o200k_base"]),
                                  rng.randrange(300, 900))
         cases.append(Case(f"recover_merges({ranks!r})", "Split each token with only the "
-                          "ranks below its own."))
+                          "ranks below its own.", breaks=WRONG, weight=5, when=UNPACK))
     small = {bytes([b]): b for b in range(256)}
     small.update({b"ab": 256, b"abc": 257})
-    cases.append(unchanged("recover_merges", (small,), 0, "Leave `ranks` as it was."))
+    cases.append(unchanged("recover_merges", (small,), 0, "Leave `ranks` as it was.",
+                           params=("ranks",)))
     return [Group(cases)]
 
 
@@ -142,11 +232,13 @@ def _gpt4_hidden(rng):
     pages = {f"PAGE{k}": world_page(rng) for k in range(5)}
     groups = []
     for name, mine in (("cl100k_base", texts[:10]), ("o200k_base", texts[10:])):
-        cases = ([Case(f"tok.encode({t!r})", PARITY) for t in mine]
-                 + [Case(f"tok.decode(tok.encode({t!r}))", PARITY) for t in mine[:5]])
+        cases = ([Case(f"tok.encode({t!r})", PARITY, breaks=WRONG) for t in mine]
+                 + [Case(f"tok.decode(tok.encode({t!r}))", PARITY, breaks=DECODE,
+                         probe="round_trip") for t in mine[:5]])
         env = {}
         if name == "o200k_base":
-            cases += [Case(f"tok.encode({page})", MARKS, weight=REAL) for page in pages]
+            cases += [Case(f"tok.encode({page})", MARKS, weight=REAL, breaks=WRONG)
+                      for page in pages]
             env = {page: text for page, (text, doc) in pages.items()}
         groups.append(Group(cases, setup=f"tok = GPT4Tokenizer({name!r})", env=env,
                             env_doc={page: doc for page, (text, doc) in pages.items() if env},
@@ -159,10 +251,11 @@ WORKSHEET = Worksheet(
     points={"recover_merges": 2, "gpt4_tokenizer": 3},
     checkers=[
         Checker("recover_merges", "recover_merges", "function",
-                course_ref("bpe_course.openai.tokenizer.recover_merges"), recover_merges_groups),
+                course_ref("bpe_course.openai.tokenizer.recover_merges"), recover_merges_groups,
+                recognize=recognize_recover),
         Checker("gpt4_tokenizer", "GPT4Tokenizer", "class",
                 course_ref(REF + "TiktokenReference"), gpt4_tokenizer_groups, own=("__init__",),
-                allowed_bases=(REGEX, TOKENIZER)),
+                allowed_bases=(REGEX, TOKENIZER), recognize=recognize_gpt4),
     ],
     helpers={"recover_merges": ("bpe_course.openai.encodings",),   # the big case loads its ranks
              "gpt4_tokenizer": ("bpe_course.pairs", "bpe_course.base", "bpe_course.special",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .common import (GPT2_SPLIT_PATTERN, REF, Case, Checker, Group, Worksheet, code, course_ref,
-                     prose)
+from .common import (CONTRACT, EDGE, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, STATE,
+                     WRONG, Case, Checker, Group, Worksheet, code, course_ref, escaped, prose)
 
 FAST_HINT = ("Count each distinct pre-token once, with how often it occurs; keep the pair "
              "counts from one merge to the next and, after a merge, update only the "
@@ -18,21 +18,82 @@ def count_pretokens_groups() -> list[Group]:
            "bpe_course.special.split_special); the tokens themselves are never counted.")
     count = ("Split with the pattern (regex.findall) and count how often each pre-token "
              "(a str) occurs: {' the': 2, ...}.")
+    shape = ("A special token is any string in special_tokens, whatever it looks like; "
+             "'<|x|>' is ordinary text when it is not in the list.")
     text, doc = prose(0, 5000)
-    return [
+    groups = [
         Group([Case("count_pretokens('')", "Empty text: {}."),
-               Case("count_pretokens('hello')", count),
-               Case("count_pretokens('the cat the dog the')", count),
-               Case("count_pretokens('a<|endoftext|>a', ['<|endoftext|>'])", cut),
-               Case("count_pretokens('hi <|endoftext|> hi', ['<|endoftext|>'])", cut),
+               Case("count_pretokens('hello')", count, breaks=WRONG),
+               Case("count_pretokens('the cat the dog the')", count, breaks=WRONG),
+               Case("count_pretokens('a<|endoftext|>a', ['<|endoftext|>'])", cut, breaks=WRONG),
+               Case("count_pretokens('hi <|endoftext|> hi', ['<|endoftext|>'])", cut,
+                    breaks=WRONG),
+               Case("count_pretokens('a[SEP]b <|x|>', ['[SEP]'])", shape, breaks=WRONG),
+               Case("count_pretokens('<|endoftext|> <|endoftext|>\\n\\n', ['<|endoftext|>'])",
+                    "Whitespace between special tokens is text too: its pre-tokens count.",
+                    breaks=WRONG),
                Case("count_pretokens(\"don't STOP 1234\", pattern=GPT2_SPLIT_PATTERN)",
-                    "Use the pattern you are given."),
-               Case("count_pretokens(TEXT)", count)],
+                    "Use the pattern you are given.", breaks=WRONG, when=RE_NOT_REGEX),
+               Case("tokens = ['<|a|>', '<|a|><|a|>']\n"
+                    "result = count_pretokens('x<|a|><|a|>y', tokens)\n(result, tokens)",
+                    "Leave the list of special tokens as it was: sort a copy (sorted(...)).",
+                    breaks=CONTRACT, probe="unchanged:1"),
+               Case("count_pretokens(TEXT)", count, breaks=WRONG, weight=5)],
               env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
               env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
-        Group([Case("count_pretokens('<|a|><|a|>x<|b|>', ['<|a|>', '<|b|>'])", cut)],
-              hidden=True),
+        Group([Case("count_pretokens('<|a|><|a|>x<|b|>', ['<|a|>', '<|b|>'])", cut,
+                    breaks=WRONG)], hidden=True),
     ]
+    for group in groups:
+        for case in group.cases:
+            case.when = {**RE_NOT_REGEX, **case.when}
+    return groups
+
+
+RE_NOT_REGEX = {key: "The split patterns use \\p{L} and \\p{N}, which the standard `re` "
+                "module does not know: use the `regex` module (regex.findall)."
+                for key in ("raised:error", "raised:PatternError")}
+
+
+def _counted(text, tokens=(), pattern=GPT4_SPLIT_PATTERN, cut=True, keep_tokens=False):
+    import regex
+
+    from ...special import split_special
+    counts: dict = {}
+    pieces = split_special(text, tokens) if cut else [text]
+    for piece in pieces:
+        if piece in tokens:
+            if keep_tokens:
+                counts[piece] = counts.get(piece, 0) + 1
+            continue
+        for chunk in regex.findall(pattern, piece):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return counts
+
+
+def recognize_pretokens(inputs: dict, expected, got):
+    """Special tokens not cut out or counted, the pattern ignored, whitespace splitting."""
+    args = inputs.get("args") or []
+    if not args or not isinstance(args[0], str) or not isinstance(got, dict):
+        return None
+    text = args[0]
+    tokens = list(args[1]) if len(args) > 1 and isinstance(args[1], (list, tuple)) else []
+    if tokens and got == _counted(text, tokens, cut=False):
+        return ("not_cut", "the special tokens were split and counted as ordinary text: cut "
+                "the text at them first, and count only the pieces between them.")
+    if tokens and got == _counted(text, tokens, keep_tokens=True):
+        return ("tokens_counted", "the special tokens themselves are counted as pre-tokens: "
+                "cut the text at them, then leave them out.")
+    if got == _counted(text, tokens) and got != expected:
+        return ("pattern", "the pattern argument was ignored: split with the pattern you "
+                "are given (GPT-4's is only the default).")
+    words: dict = {}
+    for word in text.split():
+        words[word] = words.get(word, 0) + 1
+    if got == words:
+        return ("whitespace", "it splits on whitespace (str.split), not with the pattern: "
+                "regex.findall(pattern, piece) gives the pre-tokens, leading spaces kept.")
+    return None
 
 
 def merge_words_groups() -> list[Group]:
@@ -44,40 +105,130 @@ def merge_words_groups() -> list[Group]:
              "count) and add its new pairs (times its count).")
     zero = ("Delete a pair from `stats` when its count falls to 0: the merged pair itself, "
             "and any pair that only occurred around it.")
-    untouched = ("Words without the pair keep their pairs: touch only the words that contain "
-                 "it (and never count them twice).")
+    untouched = ("Words without the pair are in the result too, unchanged, with their counts "
+                 "(and their pairs stay in `stats`): only the words that contain the pair "
+                 "change.")
     twice = ("A pair can occur twice in one word: (b'h', b'a', b'h', b'a') holds (b'h', b'a') "
              "twice, so its count goes down by 2 × the word's count.")
+    collide = ("Two words can become the same tuple: (b'a', b'b', b'c') merged at (b'a', b'b') "
+               "is (b'ab', b'c'), which may already be a word; then their counts add up.")
     hug = {(b"h", b"u", b"g"): 10, (b"p", b"u", b"g"): 5, (b"h", b"u", b"g", b"s"): 5}
     step = "words = dict(WORDS)\nstats = stats_of(words)\nnew = merge_words(words, stats, {pair!r})\n"
     return [
-        Group([Case(step.format(pair=(b"u", b"g")) + "new", new),
+        Group([Case(step.format(pair=(b"u", b"g")) + "new", new, breaks=WRONG),
                Case(step.format(pair=(b"u", b"g")) + "(stats.get((b'h', b'ug')), "
-                    "stats.get((b'ug', b's')))", minus),
-               Case(step.format(pair=(b"u", b"g")) + "sorted(stats.items())", zero),
-               Case(step.format(pair=(b"x", b"y")) + "(new, sorted(stats.items()))", untouched),
-               Case(step.format(pair=(b"g", b"s")) + "sorted(stats.items())", minus)],
+                    "stats.get((b'ug', b's')))", minus, breaks=WRONG),
+               Case(step.format(pair=(b"u", b"g")) + "sorted(stats.items())", zero,
+                    breaks=CONTRACT),
+               Case(step.format(pair=(b"x", b"y")) + "(new, sorted(stats.items()))", untouched,
+                    breaks=WRONG),
+               Case(step.format(pair=(b"g", b"s")) + "new", untouched, breaks=WRONG),
+               Case(step.format(pair=(b"g", b"s")) + "sorted(stats.items())", minus,
+                    breaks=WRONG),
+               Case(step.format(pair=(b"u", b"g")) + "(new, words)", "Leave `words` as it "
+                    "was: build a new dict.", breaks=CONTRACT, probe="unchanged:0")],
               setup=STATS_OF, env={"WORDS": hug},
               env_doc={"WORDS": "{(b'h', b'u', b'g'): 10, (b'p', b'u', b'g'): 5, "
                                 "(b'h', b'u', b'g', b's'): 5}"}),
-        Group([Case(step.format(pair=(b"h", b"a")) + "new", twice),
-               Case(step.format(pair=(b"h", b"a")) + "sorted(stats.items())", twice),
-               Case(step.format(pair=(b"a", b"a")) + "new", run),
-               Case(step.format(pair=(b"a", b"a")) + "sorted(stats.items())", run)],
+        Group([Case(step.format(pair=(b"h", b"a")) + "new", twice, breaks=WRONG),
+               Case(step.format(pair=(b"h", b"a")) + "sorted(stats.items())", twice,
+                    breaks=WRONG),
+               Case(step.format(pair=(b"a", b"a")) + "new", run, breaks=WRONG),
+               Case(step.format(pair=(b"a", b"a")) + "sorted(stats.items())", run,
+                    breaks=WRONG)],
               setup=STATS_OF, env={"WORDS": {(b"a", b"a", b"a"): 3, (b"h", b"a", b"h", b"a"): 2,
                                              (b"a",): 7}},
               env_doc={"WORDS": "{(b'a', b'a', b'a'): 3, (b'h', b'a', b'h', b'a'): 2, "
                                 "(b'a',): 7}"}),
+        Group([Case(step.format(pair=(b"a", b"b")) + "new", collide),
+               Case(step.format(pair=(b"a", b"b")) + "sorted(stats.items())", collide)],
+              setup=STATS_OF, env={"WORDS": {(b"a", b"b", b"c"): 2, (b"ab", b"c"): 3,
+                                             (b"x", b"y"): 1}},
+              env_doc={"WORDS": "{(b'a', b'b', b'c'): 2, (b'ab', b'c'): 3, (b'x', b'y'): 1}"}),
         Group([Case("words = {tuple(bytes([b]) for b in w.encode()): n for w, n in "
                     "count_pretokens(TEXT).items()}\nstats = stats_of(words)\n"
                     "for pair in [(b'e', b' '), (b't', b'h'), (b' ', b'th'), (b'th', b'e'), "
                     "(b' ', b't')]:\n"
                     "    words = merge_words(words, stats, pair)\n"
                     "(stats == stats_of(words), len(words), max(stats.values()))",
-                    minus + " " + zero, weight=5)],
+                    minus + " " + zero, weight=5, breaks=WRONG)],
               setup=STATS_OF + "\nfrom bpe_course.pretokenize import count_pretokens",
               env={"TEXT": SAMPLES_TEXT()}, env_doc={"TEXT": "'\\n'.join(bpe_course.corpora.SAMPLES.values())"}),
     ]
+
+
+def _stats_of(words: dict) -> dict:
+    stats: dict = {}
+    for word, n in words.items():
+        for pair in zip(word, word[1:]):
+            stats[pair] = stats.get(pair, 0) + n
+    return stats
+
+
+def _merge_words_as(words: dict, stats: dict, pair: tuple, mistake: str):
+    """`merge_words` as a learner gets it wrong: `mistake` names how."""
+    target = dict(stats) if mistake == "copy" else stats
+    new: dict = {}
+    for word, count in words.items():
+        if pair not in zip(word, word[1:]):
+            if mistake != "left_out":
+                new[word] = (0 if mistake == "collide" else new.get(word, 0)) + count
+            continue
+        old = list(zip(word, word[1:]))
+        for p in (set(old) if mistake == "once" else old):
+            target[p] -= count
+            if target[p] == 0 and mistake != "zeros":
+                del target[p]
+        out, i = [], 0
+        while i < len(word):
+            if i < len(word) - 1 and (word[i], word[i + 1]) == pair:
+                out.append(pair[0] + pair[1])
+                i += 2
+            else:
+                out.append(word[i])
+                i += 1
+        for p in (set(zip(out, out[1:])) if mistake == "once" else zip(out, out[1:])):
+            target[p] = target.get(p, 0) + count
+        key = tuple(out)
+        new[key] = (0 if mistake == "collide" else new.get(key, 0)) + count
+    return new
+
+
+MERGE_WORDS_MISTAKES = {
+    "copy": "`stats` did not change: update the dict you are given, in place (stats[p] -= "
+            "..., stats[p] = stats.get(p, 0) + ...), not a copy or a new dict.",
+    "zeros": "pairs whose count fell to 0 are still in `stats`: delete them (del stats[p]).",
+    "once": "a pair that occurs twice in a word was counted once (a set of pairs): subtract "
+            "and add over zip(word, word[1:]), every occurrence.",
+    "left_out": "the words without the pair are missing from the result: they belong to it "
+                "too, unchanged, with their counts.",
+    "collide": "two words became the same tuple and one count replaced the other: when a "
+               "merged word is already in the result, add the counts.",
+}
+
+
+def recognize_merge_words(inputs: dict, expected, got):
+    """Which of the learners' mistakes gives what came back: the case's last line is
+    evaluated on each mistake, modelled (`_merge_words_as`)."""
+    args, last = inputs.get("args") or [], inputs.get("last")
+    if len(args) != 3 or not isinstance(args[0], dict) or not isinstance(args[2], tuple) or \
+            not last:
+        return None
+    fits = []
+    for mistake, words_of_it in MERGE_WORDS_MISTAKES.items():
+        words = dict(args[0])
+        stats = _stats_of(words)
+        new = _merge_words_as(words, stats, args[2], mistake)
+        try:
+            value = eval(last, {"__builtins__": {"sorted": sorted, "len": len, "max": max}},
+                         {"stats": stats, "new": new, "words": words, "stats_of": _stats_of})
+        except Exception:                   # a line this model cannot answer
+            continue
+        if value == got and value != expected:
+            fits.append(words_of_it)
+    if not fits:
+        return None
+    return "merge_words", " Or: ".join(fits)
 
 
 STATS_OF = ("def stats_of(words):\n"
@@ -110,36 +261,69 @@ def train_bpe_groups() -> list[Group]:
     return [
         Group([Case("merges", "No text, no pairs, no merges: []."),
                Case("len(vocab)", size)], setup=f"{train}('', 300)"),
-        Group([Case("merges", same), Case("len(vocab)", size),
-               Case("sorted(vocab.values())", size)],
+        Group([Case("merges", same, breaks=WRONG), Case("len(vocab)", size, breaks=WRONG),
+               Case("sorted(vocab.values())", size, breaks=WRONG)],
               setup=f"{train}('hello hello world!!! hello', 260)"),
         Group([Case("merges", "Every pair occurs once here: ties go to the greatest "
-                    "(left bytes, right bytes).")], setup=f"{train}('abcd', 257)"),
+                    "(left bytes, right bytes).", breaks=WRONG)], setup=f"{train}('abcd', 257)"),
         Group([Case("merges", "With special tokens there are fewer merges: vocab_size - 256 - "
                     "len(special_tokens). Special tokens are cut out of the text before "
-                    "counting, and no pre-token spans them."),
-               Case("len(vocab)", size), Case("sorted(vocab.values())", size)],
+                    "counting, and no pre-token spans them.", breaks=WRONG),
+               Case("len(vocab)", size, breaks=WRONG),
+               Case("sorted(vocab.values())", size, breaks=WRONG)],
               setup=f"{train}('low lower<|endoftext|>lowest low<|endoftext|>', 262, {eot!r})"),
         Group([Case("merges", "Only 2 merges exist here ('ab', then ' ab'): stop when no pair "
                     "is left."),
-               Case("[(i, vocab[i]) for i in sorted(vocab)[256:]]", run_out),
-               Case("len(vocab)", run_out)],
+               Case("[(i, vocab[i]) for i in sorted(vocab)[256:]]", run_out, breaks=WRONG),
+               Case("len(vocab)", run_out, breaks=WRONG)],
               setup=f"{train}('ab ab', 300, {eot!r})"),
-        Group([Case("merges", same, weight=10), Case("len(vocab)", size)],
+        Group([Case("tokens = ['<|pad|>', '<|endoftext|>', '<|a|>']\n"
+                    "vocab, merges = train_bpe('a<|a|>b ab<|pad|>', 262, tokens)\n"
+                    "(merges, tokens)", "Leave the list of special tokens as it was: sort a "
+                    "copy if you need one sorted.", breaks=CONTRACT, probe="unchanged:2")]),
+        Group([Case("merges", same, weight=10, breaks=WRONG),
+               Case("len(vocab)", size, breaks=WRONG)],
               setup=f"{train}(TEXT, 400)", env={"TEXT": text}, env_doc={"TEXT": doc}),
-        Group([Case("merges", same)], setup=f"{train}(TEXT[:5000], 300, "
-                                             "pattern=GPT2_SPLIT_PATTERN)",
+        Group([Case("merges", same, breaks=WRONG)],
+              setup=f"{train}(TEXT[:5000], 300, pattern=GPT2_SPLIT_PATTERN)",
               env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
               env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
         Group([Case(f"fast = seconds(lambda: train_bpe(TEXT, {SPEED_VOCAB}), repeat=3)\n"
                     f"slow = naive_seconds(TEXT, {SPEED_VOCAB})\n"
-                    "round(slow / fast, 1)", FAST_HINT, expected=10, judge="at_least")],
+                    "round(slow / fast, 1)", FAST_HINT, expected=10, judge="at_least",
+                    breaks="slow")],
               env={"TEXT": speed},
               env_doc={"TEXT": speed_doc}, time_limit=120),
-        Group([Case("merges", same), Case("sorted(vocab.values())", size)],
+        Group([Case("merges", same, breaks=WRONG, weight=REAL),
+               Case("sorted(vocab.values())", size, breaks=WRONG)],
               setup=f"{train}(CODE, 350, ['<|endoftext|>', '<|pad|>'])",
               env={"CODE": src}, env_doc={"CODE": src_doc}, hidden=True, time_limit=120),
     ]
+
+
+def recognize_trainer(inputs: dict, expected, got):
+    """Merges one too many (vocab_size without the special tokens), special tokens merged
+    as text, or the ids of special tokens at the end of vocab_size."""
+    if isinstance(expected, list) and isinstance(got, list) and expected and all(
+            isinstance(m, tuple) and len(m) == 2 for m in expected):
+        if len(got) > len(expected) and got[:len(expected)] == expected:
+            return ("more_merges", f"{len(got) - len(expected)} merge(s) too many: vocab_size "
+                    f"counts the 256 bytes, the merges and the special tokens, so there are "
+                    f"vocab_size - 256 - len(special_tokens) merges.")
+        if all(isinstance(x, bytes) for m in expected for x in m) and any(
+                isinstance(m, tuple) and len(m) == 2 and all(isinstance(x, bytes) for x in m)
+                and (b"<|" in m[0] + m[1] or b"|>" in m[0] + m[1]) for m in got):
+            return ("special_merged", "a merge joins bytes of a special token: special "
+                    "tokens are cut out of the text before counting, and never merged.")
+    if isinstance(expected, list) and isinstance(got, list) and expected and all(
+            isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], int)
+            for item in expected + got):
+        want = {t: i for i, t in expected}
+        have = {t: i for i, t in got}
+        if set(want) == set(have) and want != have:
+            return ("special_ids", "the tokens are right but some ids are not: the special "
+                    "tokens take the ids right after the last merge, in the order given.")
+    return None
 
 
 def naive_timings() -> list[tuple[str, int]]:
@@ -153,16 +337,44 @@ def naive_timings() -> list[tuple[str, int]]:
 def _count_pretokens_hidden(rng):
     from .common import random_prose, random_texts, unchanged
     from .ws05 import _special_text
-    tokens = ["<|endoftext|>", "<|pad|>"]
-    cases = [Case(f"count_pretokens({_special_text(rng, tokens)!r}, {tokens!r})",
-                  "Cut at the special tokens, then count the pre-tokens.") for _ in range(20)]
-    cases += [Case(f"count_pretokens({t!r}, pattern=GPT2_SPLIT_PATTERN)", "Use the pattern "
-                   "you are given.") for t in random_texts(rng.randrange(2**31), 10)]
-    cases += [Case(f"count_pretokens({random_prose(rng, 500)[0]!r})", "Count each pre-token.")
-              for _ in range(5)]
+    tokens = ["<|endoftext|>", "<|pad|>", "[SEP]"]
+    cases = [Case(f"count_pretokens({escaped(_special_text(rng, tokens + ['<|q|>']))}, "
+                  f"{tokens!r})", "Cut at the special tokens, then count the pre-tokens.",
+                  breaks=WRONG) for _ in range(20)]
+    cases += [Case(f"count_pretokens({escaped(t)}, pattern=GPT2_SPLIT_PATTERN)", "Use the "
+                   "pattern you are given.", breaks=WRONG)
+              for t in random_texts(rng.randrange(2**31), 10)]
+    cases += [Case(f"count_pretokens({escaped(random_prose(rng, 500)[0])})", "Count each "
+                   "pre-token.", breaks=WRONG) for _ in range(5)]
     cases.append(unchanged("count_pretokens", ("a<|pad|>b", ["<|pad|>"]), 1,
-                           "Leave the list of special tokens as it was."))
+                           "Leave the list of special tokens as it was.",
+                           params=("text", "special_tokens")))
     return [Group(cases, env={"GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN})]
+
+
+def _merge_words_hidden(rng):
+    """Words from a page of prose, merged step by step with the pairs a trainer would pick:
+    the stats must equal a recount after every step, and the words the merged ones."""
+    from ..checking.references import count_pretokens, merge_words
+    from .common import random_prose
+    text, doc = random_prose(rng, rng.randrange(1500, 3000))
+    words = {tuple(bytes([b]) for b in w.encode()): n for w, n in count_pretokens(text).items()}
+    stats = _stats_of(words)
+    pairs = []
+    for _ in range(rng.randrange(8, 15)):
+        pair = max(stats, key=lambda p: (stats[p], p))
+        pairs.append(pair)
+        words = merge_words(words, stats, pair)
+    hint = ("After every merge, `stats` must equal the pair counts of the new words, and the "
+            "words must be the old ones with the pair joined.")
+    loop = ("words = {tuple(bytes([b]) for b in w.encode()): n for w, n in "
+            "count_pretokens(TEXT).items()}\nstats = stats_of(words)\n"
+            f"for pair in {pairs!r}:\n    words = merge_words(words, stats, pair)\n")
+    return [Group([Case(loop + "stats == stats_of(words)", hint, breaks=WRONG, weight=REAL),
+                   Case(loop + "sorted(words.items())", hint, breaks=WRONG, weight=REAL),
+                   Case(loop + "sorted(stats.items())[:40]", hint, breaks=WRONG, weight=5)],
+                  setup=STATS_OF + "\nfrom bpe_course.pretokenize import count_pretokens",
+                  env={"TEXT": text}, env_doc={"TEXT": doc})]
 
 
 def _train_bpe_hidden(rng):
@@ -172,8 +384,10 @@ def _train_bpe_hidden(rng):
         text, doc = random_prose(rng, rng.randrange(2000, 5000))
         if special:
             text = text.replace(". ", ". <|endoftext|>")
+            doc = f"{doc}.replace('. ', '. <|endoftext|>')"
         size = rng.randrange(280, 340)
-        groups.append(Group([Case("merges", FAST_HINT), Case("sorted(vocab.values())", FAST_HINT)],
+        groups.append(Group([Case("merges", FAST_HINT, breaks=WRONG, weight=REAL),
+                             Case("sorted(vocab.values())", FAST_HINT, breaks=WRONG, weight=5)],
                             setup=f"vocab, merges = train_bpe(TEXT, {size}, {special!r})",
                             env={"TEXT": text}, env_doc={"TEXT": doc}))
     return groups
@@ -184,16 +398,18 @@ WORKSHEET = Worksheet(
     points={"count_pretokens": 1, "merge_words": 2, "train_bpe": 4},
     checkers=[
         Checker("count_pretokens", "count_pretokens", "function",
-                course_ref(REF + "count_pretokens"), count_pretokens_groups),
+                course_ref(REF + "count_pretokens"), count_pretokens_groups,
+                recognize=recognize_pretokens),
         Checker("merge_words", "merge_words", "function", course_ref(REF + "merge_words"),
-                merge_words_groups),
+                merge_words_groups, recognize=recognize_merge_words),
         Checker("train_bpe", "train_bpe", "function", course_ref(REF + "naive_train_bpe"),
-                train_bpe_groups),
+                train_bpe_groups, recognize=recognize_trainer),
     ],
     helpers={"count_pretokens": ("bpe_course.special",),
              "train_bpe": ("bpe_course.special",),
              # a case builds its input words with the course's count_pretokens
              "merge_words": ("bpe_course.pretokenize", "bpe_course.special")},
-    hidden={"count_pretokens": _count_pretokens_hidden, "train_bpe": _train_bpe_hidden},
+    hidden={"count_pretokens": _count_pretokens_hidden, "merge_words": _merge_words_hidden,
+            "train_bpe": _train_bpe_hidden},
     naive_timings=naive_timings,
 )
