@@ -25,3 +25,62 @@ def setup_source() -> str:
         'if "google.colab" in sys.modules:',
         f'    %pip install --quiet "bpe-course @ git+https://github.com/{REPO}@{BRANCH}"',
     ])
+
+
+# -- the path through the chapters -------------------------------------------------------------
+# Each chapter, in order, with what it introduces from the package: a module (every name in it),
+# a name (`bpe_course.X`) or a method (".name", on the objects the chapter shows). A chapter may
+# use what it or an earlier chapter introduces, nothing later (tests/notebooks/test_path.py);
+# a worksheet follows the chapter of its number.
+CHAPTERS = [
+    ("01", "unicode_and_bytes", "Unicode and bytes",
+     ["bpe_course.text", "bpe_course.corpora", "bpe_course.checks", "bpe_course.BasicTokenizer",
+      "bpe_course.show_tokens", "bpe_course.viz.show_tokens", ".encode", ".decode", ".vocab"]),
+    ("02", "naive_bpe", "Naive BPE",
+     ["bpe_course.pairs", "bpe_course.get_stats", "bpe_course.merge", "bpe_course.best_pair",
+      "bpe_course.merge_tree", "bpe_course.viz.merge_tree", "bpe_course.basic", ".train",
+      ".merges"]),
+    ("03", "encode_decode", "Encode and decode",
+     ["bpe_course.base", "bpe_course.Tokenizer", "bpe_course.model_file",
+      "bpe_course.token_explorer", "bpe_course.explorer"]),
+    ("04", "regex_pretokenization", "Regex pre-tokenization",
+     ["bpe_course.patterns", "bpe_course.GPT2_SPLIT_PATTERN", "bpe_course.GPT4_SPLIT_PATTERN",
+      "bpe_course.GPT4O_SPLIT_PATTERN", "bpe_course.RegexTokenizer",
+      "bpe_course.regex_tokenizer", "bpe_course.pretokenize", ".encode_ordinary"]),
+    ("05", "special_tokens_and_saving", "Special tokens and saving",
+     ["bpe_course.special", ".register_special_tokens", ".special_tokens", ".save", ".load",
+      "bpe_course.load"]),
+    ("06", "gpt4_compatibility", "GPT-4 compatibility",
+     ["bpe_course.openai.encodings", "bpe_course.openai.tokenizer", "bpe_course.get_encoding",
+      "bpe_course.GPT4Tokenizer", "bpe_course.OpenAITokenizer", "bpe_course.UnknownTokenError",
+      "bpe_course.compare_tokens", "bpe_course.viz.compare_tokens", "bpe_course.openai",
+      "bpe_course.openai.tiktoken_cache", "bpe_course.offline_tiktoken"]),
+    ("07", "fast_training", "Fast training",
+     ["bpe_course.training", "bpe_course.train_bpe"]),
+    ("08", "files_and_vocabularies", "Files and vocabularies",
+     ["bpe_course.files", "bpe_course.openai.gpt2_files", "bpe_course.openai.byte_map",
+      "bpe_course.streaming", "bpe_course.to_tiktoken", "bpe_course.save_tiktoken",
+      "bpe_course.load_tokenizer_json", "bpe_course.save_tokenizer_json",
+      "bpe_course.load_vocab_merges", "bpe_course.save_vocab_merges", ".from_vocab_merges",
+      ".encode_iterable"]),
+    ("09", "tokenization_in_practice", "Tokenization in practice",
+     ["bpe_course.viz", ".first_merges"]),
+    ("10", "what_the_model_sees", "What the model sees", []),
+    ("11", "sentencepiece", "SentencePiece",
+     ["bpe_course.sentencepiece", "bpe_course.SentencePieceBPE",
+      "bpe_course.train_codepoint_bpe"]),
+    ("12", "beyond_text_bpe", "Beyond text BPE", []),
+]
+
+
+def introduced_in(name: str) -> str | None:
+    """The chapter that introduces `name` ("bpe_course.a.b" or ".method"): its own entry,
+    else the entry of the longest module above it; None if the map does not know it."""
+    entries = {entry: number for number, _, _, names in CHAPTERS for entry in names}
+    if name.startswith("."):
+        return entries.get(name)
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in entries:
+            return entries[".".join(parts[:end])]
+    return None
