@@ -142,8 +142,9 @@ def recognize_whitespace(inputs: dict, expected, got):
 def glitch_candidates_groups() -> list[Group]:
     SAMPLES, HARD = samples()
     unused = ("A glitch candidate is a learned token (an id in tok.merges.values()) that never "
-              "appears in tok.encode(text): a step on the way to longer tokens that always "
-              "swallow it. Return their ids sorted.")
+              "appears in tok.encode(text). Here the text is the one the tokenizer learned from, "
+              "so each is a step on the way to longer tokens that always swallow it. Return "
+              "their ids sorted.")
     learned = ("Only learned tokens count: the 256 byte ids are not merges (many bytes never "
                "occur in any text). Take the ids from tok.merges.values().")
     special = ("Special tokens are registered, not learned: they are in tok.vocab but not in "
