@@ -1,10 +1,11 @@
 """Every chapter ends with a short check-yourself quiz.
 
-The quiz is the last cells of the notebook, each tagged `quiz` (so that the quiz can be
-found, and re-applied, apart from the chapter's text): a markdown heading cell
-"## Check yourself", then 3 to 6 markdown cells with one question each. A question's
-answer and its explanation are hidden in plain HTML that renders in JupyterLab, Colab and
-static HTML alike:
+The quiz is the notebook's last cell, a markdown cell tagged `quiz` (so that it can be
+found apart from the chapter's text): the heading "## Check yourself", then 3 to 6
+questions. Each question's answer and explanation are hidden in plain HTML that renders in
+JupyterLab, Colab and static HTML alike:
+
+    **1.** The question ...
 
     <details><summary>Answer</summary>
 
@@ -12,8 +13,8 @@ static HTML alike:
 
     </details>
 
-(The blank line after `</summary>` lets the markdown inside render.) Quiz cells are
-markdown, so they have no outputs and nbval never runs them.
+(The blank line after `</summary>` lets the markdown inside render.) A quiz cell is
+markdown, so it has no outputs and nbval never runs it.
 """
 
 import re
@@ -42,43 +43,38 @@ def quiz_problems(nb) -> list[str]:
     tagged = [n for n, c in enumerate(cells) if is_quiz(c)]
     if not tagged:
         return ["no cell is tagged 'quiz': the chapter has no quiz"]
+    if tagged != [len(cells) - 1]:
+        return [f"the quiz must be the notebook's last cell, alone; cells tagged 'quiz': "
+                f"{tagged} of {len(cells)}"]
+    cell = cells[-1]
     problems = []
-    if tagged != list(range(tagged[0], len(cells))):
-        problems.append(f"cells tagged 'quiz' ({tagged}) are not the last cells of the "
-                        f"notebook ({len(cells)} cells)")
-    quiz = [cells[n] for n in tagged]
-    for n, cell in zip(tagged, quiz):
-        if cell.cell_type != "markdown":
-            problems.append(f"quiz cell {n} is a {cell.cell_type} cell, not markdown")
-        if cell.get("outputs"):
-            problems.append(f"quiz cell {n} has outputs")
-    heading, questions = quiz[0], quiz[1:]
-    if not heading.source.startswith(HEADING):
-        problems.append(f"the first quiz cell (cell {tagged[0]}) does not start with "
-                        f"{HEADING!r}: {heading.source[:40]!r}")
-    if "<details>" in heading.source:
-        problems.append("the heading cell holds an answer; each question needs a cell of its own")
-    if not MIN_QUESTIONS <= len(questions) <= MAX_QUESTIONS:
-        problems.append(f"{len(questions)} questions, not {MIN_QUESTIONS} to {MAX_QUESTIONS}")
-    for n, cell in zip(tagged[1:], questions):
-        source = cell.source
-        answers = list(ANSWER.finditer(source))
-        if source.count("<details>") != 1 or source.count("</details>") != 1 or len(answers) != 1:
-            problems.append(f"quiz cell {n} has {source.count('<details>')} <details> blocks "
-                            f"(with a <summary>: {len(answers)}), not exactly one")
-            continue
-        answer = answers[0]
-        if not source[:answer.start()].strip():
-            problems.append(f"quiz cell {n} has no question before its <details>")
-        if source[answer.end():].strip():
-            problems.append(f"quiz cell {n} has text after its </details>")
+    if cell.cell_type != "markdown":
+        problems.append(f"the quiz is a {cell.cell_type} cell, not markdown")
+    if cell.get("outputs"):
+        problems.append("the quiz cell has outputs")
+    source = cell.source
+    if not source.startswith(HEADING):
+        problems.append(f"the quiz does not start with {HEADING!r}: {source[:40]!r}")
+    answers = list(ANSWER.finditer(source))
+    if source.count("<details>") != len(answers) or source.count("</details>") != len(answers):
+        problems.append(f"{source.count('<details>')} <details> blocks, of which "
+                        f"{len(answers)} have a <summary> and an end")
+    if not MIN_QUESTIONS <= len(answers) <= MAX_QUESTIONS:
+        problems.append(f"{len(answers)} questions, not {MIN_QUESTIONS} to {MAX_QUESTIONS}")
+    start = len(HEADING)
+    for k, answer in enumerate(answers, 1):
+        if not source[start:answer.start()].strip():
+            problems.append(f"answer {k} has no question before it")
         if not answer["summary"].strip():
-            problems.append(f"quiz cell {n}: the <summary> is empty")
+            problems.append(f"answer {k}: the <summary> is empty")
         if not answer["after"]:
-            problems.append(f"quiz cell {n}: no blank line after </summary>, so the markdown "
+            problems.append(f"answer {k}: no blank line after </summary>, so the markdown "
                             "of the answer would not render")
         if not answer["body"].strip():
-            problems.append(f"quiz cell {n}: the answer is empty")
+            problems.append(f"answer {k} is empty")
+        start = answer.end()
+    if answers and source[start:].strip():
+        problems.append("text after the last answer")
     return problems
 
 
@@ -91,43 +87,53 @@ def test_every_chapter_is_checked():
     assert len(CHAPTERS) >= 11, [p.name for p in CHAPTERS]
 
 
-def quiz_notebook(*question_sources, heading=HEADING + "\n\nTry each question first."):
+def quiz_notebook(*questions, heading=HEADING + "\n\nTry each question first."):
     cells = [nbformat.v4.new_markdown_cell("# A chapter"), nbformat.v4.new_code_cell("1 + 1")]
-    for source in (heading, *question_sources):
-        cell = nbformat.v4.new_markdown_cell(source)
-        cell.metadata["tags"] = [TAG]
-        cells.append(cell)
-    return nbformat.v4.new_notebook(cells=cells)
+    quiz = nbformat.v4.new_markdown_cell("\n\n".join([heading, *questions]))
+    quiz.metadata["tags"] = [TAG]
+    return nbformat.v4.new_notebook(cells=[*cells, quiz])
 
 
 def question(text="**1.** Why?", answer="**Because.** One paragraph."):
     return f"{text}\n\n<details><summary>Answer</summary>\n\n{answer}\n\n</details>"
 
 
+def good(n=3):
+    return [question(f"**{k}.** Why?") for k in range(1, n + 1)]
+
+
 def test_a_good_quiz_passes():
-    assert quiz_problems(quiz_notebook(question(), question(), question())) == []
+    assert quiz_problems(quiz_notebook(*good())) == []
+    assert quiz_problems(quiz_notebook(*good(6))) == []
+
+
+def with_source(source):
+    return lambda nb: nb.cells[-1].update(source=source)
 
 
 @pytest.mark.parametrize("broken, message", [
-    (lambda nb: [c.metadata.pop("tags", None) for c in nb.cells], "no cell is tagged"),
+    (lambda nb: nb.cells[-1].metadata.pop("tags"), "no cell is tagged"),
     (lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("[Next](x.ipynb)")),
-     "not the last cells"),
-    (lambda nb: nb.cells[2].update(source="## Questions"), "does not start with"),
-    (lambda nb: nb.cells.pop(), "2 questions"),
-    (lambda nb: nb.cells.extend(nb.cells[3:] * 2), "9 questions"),
-    (lambda nb: nb.cells[3].update(source="**1.** Why?"), "0 <details> blocks"),
-    (lambda nb: nb.cells[3].update(source=question() + "\n\n" + question()), "2 <details>"),
-    (lambda nb: nb.cells[3].update(source="**1.** Why?\n\n<details>\n\nBecause.\n\n</details>"),
-     "(with a <summary>: 0)"),
-    (lambda nb: nb.cells[3].update(source=question(text="")), "no question before"),
-    (lambda nb: nb.cells[3].update(source=question(answer="")), "the answer is empty"),
-    (lambda nb: nb.cells[3].update(source=question().replace("</summary>\n\n", "</summary>")),
+     "must be the notebook's last cell"),
+    (with_source("## Questions\n\n" + "\n\n".join(good())), "does not start with"),
+    (with_source(HEADING + "\n\n" + "\n\n".join(good(2))), "2 questions"),
+    (with_source(HEADING + "\n\n" + "\n\n".join(good(7))), "7 questions"),
+    (with_source(HEADING + "\n\n" + "\n\n".join(good()) + "\n\n**4.** Why?\n\n"
+                 "<details>\n\nBecause.\n\n</details>"), "of which 3 have a <summary>"),
+    (with_source(HEADING + "\n\n" + question(text="") + "\n\n" + "\n\n".join(good())),
+     "answer 1 has no question before it"),
+    (with_source(HEADING + "\n\n" + "\n\n".join(good()) + "\n\n" + question(answer="")),
+     "answer 4 is empty"),
+    (with_source(HEADING + "\n\n" + "\n\n".join(good()).replace("</summary>\n\n",
+                                                                  "</summary>", 1)),
      "no blank line after"),
-    (lambda nb: nb.cells[3].update(cell_type="code", outputs=[], execution_count=None),
+    (with_source(HEADING + "\n\n" + "\n\n".join(good()) + "\n\nAnd one more thing."),
+     "text after the last answer"),
+    (lambda nb: nb.cells[-1].update(cell_type="code", outputs=[], execution_count=None),
      "is a code cell"),
 ])
 def test_a_broken_quiz_is_caught(broken, message):
-    nb = quiz_notebook(question(), question(), question())
+    nb = quiz_notebook(*good())
     broken(nb)
     problems = quiz_problems(nb)
     assert any(message in p for p in problems), problems
