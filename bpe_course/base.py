@@ -221,7 +221,7 @@ class Tokenizer:
         """A copy that keeps only the merges with ids below `vocab_size`, the first learned.
 
         Merge k of training depends only on the merges before it, so this is the tokenizer
-        that training to `vocab_size` would have given (chapters 02 and 08 use it to see
+        that training to `vocab_size` would have given (chapters 02 and 09 use it to see
         every smaller size at once). Special tokens are kept.
         """
         if not isinstance(vocab_size, int) or vocab_size < 256:

@@ -32,7 +32,7 @@ COLOURS = ["#fde2a1", "#b8e0d2", "#f6c6c7", "#c9d7f8", "#d8c9f0", "#f9d5b3", "#c
 
 def tokens_as_bytes(tokenizer, ids: list[int]) -> list[bytes]:
     """The bytes of each id, for a course tokenizer, a tiktoken Encoding or a
-    `SentencePieceBPE` (chapter 09)."""
+    `SentencePieceBPE` (chapter 11)."""
     if hasattr(tokenizer, "decode_single_token_bytes"):      # tiktoken
         return [tokenizer.decode_single_token_bytes(i) for i in ids]
     if hasattr(tokenizer, "piece_bytes"):                    # SentencePiece

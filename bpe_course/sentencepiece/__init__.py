@@ -1,4 +1,4 @@
-"""SentencePiece's BPE (chapter 09): merges on code points, the tokenizer of Llama 2.
+"""SentencePiece's BPE (chapter 11): merges on code points, the tokenizer of Llama 2.
 
 `model_file` reads and writes SentencePiece's `.model` (protobuf, without the
 protobuf library), `tokenizer` (`SentencePieceBPE`) encodes and decodes equal to

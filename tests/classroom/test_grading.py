@@ -396,7 +396,7 @@ def malformed(folder: Path) -> int:
     (odd / "06_gpt4_tokenizer.ipynb").symlink_to("/dev/zero")
     (odd / "07_fast_training.ipynb").mkdir()
     (odd / "loop.ipynb").symlink_to("loop.ipynb")
-    with open(odd / "08_tokenization_in_practice.ipynb", "wb") as f:
+    with open(odd / "09_tokenization_in_practice.ipynb", "wb") as f:
         f.truncate(25 * 2**20)
     with open(os.fsencode(odd) + b"/09_\xff.ipynb", "wb") as f:
         f.write(b"\xff\xfe")
@@ -419,7 +419,7 @@ def test_a_class_of_malformed_notebooks_gets_a_complete_report(tmp_path):
     assert errors["odd/06_gpt4_tokenizer.ipynb"] == "refused: a symlink, not a regular file"
     assert errors["odd/loop.ipynb"] == "refused: a symlink, not a regular file"
     assert errors["odd/07_fast_training.ipynb"] == "refused: a folder, not a regular file"
-    assert errors["odd/08_tokenization_in_practice.ipynb"].startswith("refused: 25.0 MB")
+    assert errors["odd/09_tokenization_in_practice.ipynb"].startswith("refused: 25.0 MB")
     assert errors["nested/02_bpe_basics.ipynb"] == "not a notebook: JSON the grader cannot read"
     assert errors["cell_text/02_bpe_basics.ipynb"] == "not a notebook: cell 1 is malformed"
     graded = {k for k, e in errors.items() if e is None or e.startswith("cell ")}

@@ -222,7 +222,7 @@ def refused(base: Path, root: Path) -> None:
     (sybil / "06_gpt4_tokenizer.ipynb").symlink_to("/dev/zero")
     with open(sybil / "07_fast_training.ipynb", "wb") as f:
         f.truncate(300 * 2**20)                             # sparse: no disk used
-    (sybil / "08_tokenization_in_practice.ipynb").mkdir()
+    (sybil / "09_tokenization_in_practice.ipynb").mkdir()
     (sybil / "linked").symlink_to(solutions)
 
 
@@ -286,9 +286,9 @@ def klass(tmp_path_factory):
                                               cell("leak_env")),
         "beth/01_utf8_warmups.ipynb": colab(worksheet("solutions", "01_utf8_warmups")),
         "beth/02_bpe_basics.ipynb": vscode(worksheet("solutions", "02_bpe_basics")),
-        "beth/08_tokenization_in_practice.ipynb": old_format(
-            worksheet("solutions", "08_tokenization_in_practice")),
-        "beth/09_sentencepiece.ipynb": with_bom(worksheet("solutions", "09_sentencepiece")),
+        "beth/09_tokenization_in_practice.ipynb": old_format(
+            worksheet("solutions", "09_tokenization_in_practice")),
+        "beth/11_sentencepiece.ipynb": with_bom(worksheet("solutions", "11_sentencepiece")),
         "kim/01_utf8_warmups.ipynb": insert(insert(worksheet("solutions", "01_utf8_warmups"),
                                                    None, cell("keyring_write")),
                                             None, cell("hold_processes")),
@@ -363,8 +363,8 @@ def test_honest_shapes_are_graded_in_full(klass):
 
 
 @pytest.mark.parametrize("name", ["01_utf8_warmups", "02_bpe_basics",        # Colab, VS Code,
-                                  "08_tokenization_in_practice",              # nbformat 3,
-                                  "09_sentencepiece"])                        # a byte-order mark
+                                  "09_tokenization_in_practice",              # nbformat 3,
+                                  "11_sentencepiece"])                        # a byte-order mark
 def test_notebooks_saved_by_other_tools_are_graded_in_full(klass, name):
     found = entry(klass, f"beth/{name}.ipynb")
     assert (found["worksheet"], found["score"], found["error"]) == (name, full(name), None)
@@ -613,7 +613,7 @@ def test_without_bubblewrap_the_grader_refuses_unless_told(tmp_path):
     ("05_special_tokens", "refused: a FIFO"),
     ("06_gpt4_tokenizer", "refused: a symlink"),             # to /dev/zero
     ("07_fast_training", "refused: 300.0 MB, larger than the 20 MB"),
-    ("08_tokenization_in_practice", "refused: a folder")])
+    ("09_tokenization_in_practice", "refused: a folder")])
 def test_what_is_not_a_regular_file_of_the_folder_is_refused(klass, name, reason):
     found = entry(klass, f"sybil/{name}.ipynb")
     assert found["error"].startswith(reason) and "\n" not in found["error"], found

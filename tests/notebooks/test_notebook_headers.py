@@ -13,8 +13,8 @@ NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")
                    for p in (ROOT / folder).glob("*.ipynb"))
 MACHINE_PATH = re.compile(r"(/work/|/root/|/home/\w+/|/tmp/\w+|/Users/\w+|[A-Z]:\\\\Users)")
 CHAPTERS = ["01_unicode_and_bytes", "02_naive_bpe", "03_encode_decode",
-            "04_regex_pretokenization", "05_special_tokens_and_files", "06_gpt4_compatibility",
-            "07_fast_training", "08_tokenization_in_practice", "08b_what_the_model_sees"]
+            "04_regex_pretokenization", "05_special_tokens_and_saving", "06_gpt4_compatibility",
+            "07_fast_training", "09_tokenization_in_practice", "10_what_the_model_sees"]
 
 
 def ids(paths):

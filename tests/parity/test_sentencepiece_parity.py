@@ -1,4 +1,4 @@
-"""SentencePieceBPE equals the sentencepiece library, id for id, on every model of chapter 09.
+"""SentencePieceBPE equals the sentencepiece library, id for id, on every model of chapter 11.
 
 The models: Mistral 7B's tokenizer (Llama 2's design), models that `spm_train` learns here
 from the course corpus with several settings, and a model of the course's own code-point

@@ -103,7 +103,7 @@ def test_bad_arguments_are_refused():
         token_explorer(text=b"bytes")
 
 
-# -- SentencePiece (chapter 09) in the explorer ----------------------------------------------
+# -- SentencePiece (chapter 11) in the explorer ----------------------------------------------
 
 def test_a_named_sentencepiece_column_counts_and_shows_mistrals_tokens(mistral):
     text = "Hello world! 12345 Привет 🦊"

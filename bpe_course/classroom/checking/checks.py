@@ -252,25 +252,25 @@ def train_bpe(fn=FIND) -> Verdict:
 
 
 def tokens_per_byte(fn=FIND) -> Verdict:
-    """Worksheet 08: `fn(text, encoding) -> float`, tiktoken tokens per UTF-8 byte."""
+    """Worksheet 09: `fn(text, encoding) -> float`, tiktoken tokens per UTF-8 byte."""
     return check("tokens_per_byte", fn, frame=sys._getframe(1))
 
 
 def whitespace_pretokens(fn=FIND) -> Verdict:
-    """Worksheet 08: `fn(text, pattern) -> int`, the pre-tokens made only of whitespace."""
+    """Worksheet 09: `fn(text, pattern) -> int`, the pre-tokens made only of whitespace."""
     return check("whitespace_pretokens", fn, frame=sys._getframe(1))
 
 
 def glitch_candidates(fn=FIND) -> Verdict:
-    """Worksheet 08: `fn(tok, text) -> list[int]`, learned ids that encoding `text` never uses."""
+    """Worksheet 09: `fn(tok, text) -> list[int]`, learned ids that encoding `text` never uses."""
     return check("glitch_candidates", fn, frame=sys._getframe(1))
 
 
 def spm_normalize(fn=FIND) -> Verdict:
-    """Worksheet 09: `fn(text, add_dummy_prefix=True) -> str`, spaces as ▁ and the dummy prefix."""
+    """Worksheet 11: `fn(text, add_dummy_prefix=True) -> str`, spaces as ▁ and the dummy prefix."""
     return check("spm_normalize", fn, frame=sys._getframe(1))
 
 
 def spm_encode(fn=FIND) -> Verdict:
-    """Worksheet 09: `fn(model, text) -> list[int]`, SentencePiece's BPE with byte fallback."""
+    """Worksheet 11: `fn(model, text) -> list[int]`, SentencePiece's BPE with byte fallback."""
     return check("spm_encode", fn, frame=sys._getframe(1))

@@ -140,19 +140,19 @@ def naive_train_bpe(text: str, vocab_size: int, special_tokens=(),
 
 
 def tokens_per_byte(text: str, encoding: str) -> float:
-    """Worksheet 08: tokens of `text` under `encoding` per UTF-8 byte (0.0 for no text)."""
+    """Worksheet 09: tokens of `text` under `encoding` per UTF-8 byte (0.0 for no text)."""
     from ...openai.encodings import get_encoding
     size = len(text.encode("utf-8"))
     return len(get_encoding(encoding).encode_ordinary(text)) / size if size else 0.0
 
 
 def whitespace_pretokens(text: str, pattern: str) -> int:
-    """Worksheet 08: how many pre-tokens of `text` are whitespace only."""
+    """Worksheet 09: how many pre-tokens of `text` are whitespace only."""
     return sum(chunk.isspace() for chunk in regex.findall(pattern, text))
 
 
 def glitch_candidates(tok, text: str) -> list[int]:
-    """Worksheet 08: learned ids that `tok.encode(text)` never produces, sorted."""
+    """Worksheet 09: learned ids that `tok.encode(text)` never produces, sorted."""
     used = set(tok.encode(text))
     return sorted(idx for idx in tok.merges.values() if idx not in used)
 
@@ -175,7 +175,7 @@ class TiktokenReference:
         return self.enc.decode(ids)
 
 
-# -- worksheet 09: SentencePiece ------------------------------------------------------------
+# -- worksheet 11: SentencePiece ------------------------------------------------------------
 
 _SPM_CACHE: dict[int, tuple] = {}
 

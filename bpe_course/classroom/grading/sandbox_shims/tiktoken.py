@@ -5,7 +5,7 @@ sandbox hides the real package and puts this module in its place. Importing
 it works (the course imports it at the top of `bpe_course.openai.encodings`). An
 `Encoding` of one of OpenAI's encodings is the course's pure-Python drop-in
 (`bpe_course.openai.tokenizer.OpenAITokenizer`, the same ids): it is course code, so it
-runs only where an exercise names it as a helper (worksheet 08 measures with
+runs only where an exercise names it as a helper (worksheet 09 measures with
 it; in worksheet 06 it is off limits like the rest of the course's answer).
 Everything else raises, with the reason.
 """
