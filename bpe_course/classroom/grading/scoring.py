@@ -20,7 +20,7 @@ and a time limit, and anything malformed is an `Opaque` answer that equals nothi
 A *timed* case (one that compares the learner's speed with the course's naive trainer,
 `timed`) is not run in the learner's process: anything timed where the learner's code
 runs can be fooled by that code. The grader times it from outside the learner's reach
-(`speed`), reports it as a separate check, and an exercise that fails it is `slow`: it
+(`speed`), reports it as a separate check, and an exercise that fails it is slow: it
 keeps at most the cap of "slow" in `BREAKS`, however right its answers.
 """
 
