@@ -4,6 +4,7 @@
     python tools/notebooks.py run [NB ...]   # execute notebooks and save their outputs
     python tools/notebooks.py check          # exit 1 if a header is out of step
     python tools/notebooks.py tags [NB ...]  # turn nbval comment markers into cell tags
+    python tools/notebooks.py size [NB ...]  # cells and words of prose of each chapter
 
 The repository URL lives in bpe_course/classroom/authoring/course.py and nowhere else.
 Every notebook in notebooks/ and solutions/ has, in its first markdown cell, a Colab badge
@@ -202,6 +203,16 @@ def main(argv: list[str]) -> int:
             if tag_markers(nb):
                 nbformat.write(nb, path)
                 print(f"tagged {path.relative_to(ROOT)}")
+        return 0
+    if command == "size":
+        from bpe_course.classroom.authoring.course import MAX_CELLS, MAX_WORDS, chapter_size
+        paths = [Path(p).resolve() for p in argv[1:]] or all_notebooks(("notebooks",))
+        print(f"{'notebook':44} cells  words  deeper  quiz   (aim: <= {MAX_CELLS} cells, "
+              f"<= {MAX_WORDS} words)")
+        for path in paths:
+            size = chapter_size(nbformat.read(path, as_version=4))
+            print(f"{path.name:44} {size['cells']:5} {size['words']:6} {size['deeper']:7} "
+                  f"{size['quiz']:5}")
         return 0
     if command == "check":
         bad = 0

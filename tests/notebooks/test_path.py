@@ -14,7 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_course.classroom.authoring.course import CHAPTERS, introduced_in
+from bpe_course.classroom.authoring.course import (CHAPTERS, MAX_CELLS, MAX_WORDS, chapter_size,
+                                               introduced_in)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")
@@ -92,3 +93,19 @@ def test_the_test_sees_a_forward_reference():
                     "bpe_course.sentencepiece.read_model"}
     assert [introduced_in(n) for n in sorted(used)] == ["08", "08", "11", "11", "07"]
     assert introduced_in("bpe_course.nowhere") is None
+
+
+LECTURES = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=ids(LECTURES))
+def test_a_chapter_fits_one_sitting_or_says_why(path):
+    # At most MAX_CELLS cells and MAX_WORDS words of prose on the chapter's path (asides
+    # folded in <details> and the quiz apart), unless its metadata says why it is longer.
+    nb = nbformat.read(path, as_version=4)
+    size = chapter_size(nb)
+    why = nb.metadata.get("bpe_course", {}).get("longer_because")
+    assert why or (size["cells"] <= MAX_CELLS and size["words"] <= MAX_WORDS), (
+        f"{path.name}: {size['cells']} cells, {size['words']} words of prose "
+        f"(aim: {MAX_CELLS}, {MAX_WORDS}); cut it, fold an aside, or say why in the "
+        f"notebook's metadata (bpe_course.longer_because)")

@@ -84,3 +84,27 @@ def introduced_in(name: str) -> str | None:
         if ".".join(parts[:end]) in entries:
             return entries[".".join(parts[:end])]
     return None
+
+
+# -- how long a chapter is -------------------------------------------------------------------
+MAX_CELLS, MAX_WORDS = 45, 2000     # a chapter a learner can do in one sitting
+
+
+def chapter_size(nb) -> dict[str, int]:
+    """Cells and words of prose of a notebook (an `nbformat` node): `words` counts the prose
+    on the chapter's path, leaving out code blocks, the quiz (the cell tagged `quiz`) and
+    "going deeper" asides folded in `<details>` (counted apart as `deeper`)."""
+    import re
+    size = {"cells": len(nb.cells), "words": 0, "deeper": 0, "quiz": 0}
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        text = re.sub(r"```.*?```", " ", cell.source, flags=re.DOTALL)
+        if "quiz" in cell.get("metadata", {}).get("tags", []):
+            size["quiz"] += len(text.split())
+            continue
+        folded = re.findall(r"<details>.*?</details>", text, flags=re.DOTALL)
+        size["deeper"] += sum(len(f.split()) for f in folded)
+        size["words"] += len(re.sub(r"<details>.*?</details>", " ", text,
+                                    flags=re.DOTALL).split())
+    return size
