@@ -5,7 +5,7 @@ thing to the ones before it, as minbpe's base -> basic -> regex -> gpt4 do;
 each later part of the course has a folder. This is the package's one map;
 every module's docstring says what it adds.
 
-Chapters 01-05, the core (flat):
+Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 
 - `text` (01): text meets bytes: `utf8_bytes`, `fix_surrogates`, input checks
 - `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
@@ -16,19 +16,19 @@ Chapters 01-05, the core (flat):
 - `patterns` (04): the split patterns of GPT-2, GPT-4 and GPT-4o
 - `special` (05): cutting special tokens out of text, the `allowed_special` modes
 - `pretokenize` (04, 07): splitting text into pre-tokens, and counting them fast
-- `streaming` (05): encoding a stream of any size in bounded memory
-- `regex_tokenizer` (04, 05): `RegexTokenizer`, BPE inside the chunks of a
+- `streaming` (08): encoding a stream of any size in bounded memory
+- `regex_tokenizer` (04, 05, 08): `RegexTokenizer`, BPE inside the chunks of a
   pattern, with special tokens; `from_vocab_merges` for a vocabulary with its
   own ids
 
 The later parts, a folder each:
 
-- `openai/` (06): OpenAI's encodings offline (`get_encoding`), GPT-2's byte
-  map and files, and `OpenAITokenizer`, equal to tiktoken and a drop-in
-  `tiktoken.Encoding`
+- `openai/` (06, 08): OpenAI's encodings offline (`get_encoding`) and
+  `OpenAITokenizer`, equal to tiktoken and a drop-in `tiktoken.Encoding` (06);
+  GPT-2's own files and byte map (08)
 - `training/` (07): `train_bpe`, the fast trainer: a corpus cut where no
   pre-token spans a cut, counted in parallel, merged with incremental counts
-- `files/` (05, after training): tokenizers as files: the course's model
+- `files/` (08, after training): tokenizers as files: the course's model
   files, tiktoken's rank file, Hugging Face's files, ids on disk (`.npy`)
 - `sentencepiece/` (09): SentencePiece's BPE on code points (Llama 2, Mistral):
   the `.model` file, `SentencePieceBPE` equal to the library, a trainer

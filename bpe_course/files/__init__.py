@@ -1,4 +1,4 @@
-"""Tokenizers as files (chapter 05, and after training).
+"""Tokenizers as files (chapter 08, after training; chapter 05 saves and loads).
 
 One tokenizer, four ways to store it: the course's own plain-text model file
 (written by `Tokenizer.save`, read into the right class by `model_files`),

@@ -1,4 +1,4 @@
-"""Chapter 05: tokenizers as files, and the way to tiktoken.
+"""Chapter 08: tokenizers as files, and the way to tiktoken.
 
 A tokenizer is saved as two plain-text files (see `model_file` for the format
 and why never pickle): `tok.save("name")` writes `name.model` and `name.vocab`.
