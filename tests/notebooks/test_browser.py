@@ -157,14 +157,15 @@ def current_title(page) -> str:
 
 
 def open_notebook(page, name):
-    """Wait until notebook `name` is the current tab and its kernel is idle."""
+    """Wait until notebook `name` is the current tab and its kernel is idle (a kernel's first
+    start took over 60 s once, on a 2-core machine at a load average of 6)."""
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                            " && window.jupyterapp.shell.currentWidget.title.label === "
-                           + json.dumps(name), timeout=60_000)
+                           + json.dumps(name), timeout=180_000)
     wait_idle(page)
 
 
-def wait_idle(page, timeout=60_000):
+def wait_idle(page, timeout=180_000):
     page.wait_for_function("""() => {
       const s = window.jupyterapp.shell.currentWidget.sessionContext;
       return s && s.session && s.session.kernel && s.session.kernel.status === 'idle';
