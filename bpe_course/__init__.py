@@ -30,7 +30,7 @@ The later parts, a folder each:
   pre-token spans a cut, counted in parallel, merged with incremental counts
 - `files/` (08, after training): tokenizers as files: the course's model
   files, tiktoken's rank file, Hugging Face's files, ids on disk (`.npy`)
-- `sentencepiece/` (09): SentencePiece's BPE on code points (Llama 2, Mistral):
+- `sentencepiece/` (11): SentencePiece's BPE on code points (Llama 2, Mistral):
   the `.model` file, `SentencePieceBPE` equal to the library, a trainer
 
 Around the story: `corpora` (the course's texts, hash-checked), `viz` (ways to

@@ -13,7 +13,7 @@ different half of the same tokenizer:
   normalizer, decoder, ... in one JSON file.
 
 JSON holds text, not bytes, so GPT-2 writes each token's bytes as characters
-with GPT-2's byte map (`openai.byte_map`, chapter 06): a space is "Ġ", a newline
+with GPT-2's byte map (`openai.byte_map`, chapter 08): a space is "Ġ", a newline
 "Ċ", and " the" is stored as "Ġthe".
 
 Reading builds a `RegexTokenizer` with the file's ids

@@ -4,5 +4,5 @@
 counts pairs once and updates them incrementally, and picks the best pair
 with a heap. `counting` counts a corpus in parallel worker processes, in
 chunks cut where `corpus_cuts` proves that no pre-token or special token can
-span the cut. Chapter 07 teaches it; chapters 09 and 12 train with it.
+span the cut. Chapter 07 teaches it; chapters 08, 09 and 12 train with it.
 """
