@@ -1,7 +1,10 @@
-"""SentencePiece's BPE (chapter 09): merges on code points, the tokenizer of Llama 2.
+"""SentencePiece (chapter 09 and the subword family after it): BPE and Unigram on code points.
 
 `model_file` reads and writes SentencePiece's `.model` (protobuf, without the
-protobuf library), `tokenizer` (`SentencePieceBPE`) encodes and decodes equal to
-the `sentencepiece` library id for id, and `trainer` learns a code-point BPE
-to compare with `spm_train`.
+protobuf library); `normalizer` applies a model's normalization exactly (its
+compiled rule table, the space rules, `▁`); `tokenizer` holds what both models
+share and `SentencePieceBPE`, equal to the `sentencepiece` library id for id;
+`unigram` (`SentencePieceUnigram`) finds the most probable segmentation, the n
+best and samples; `load` (`load_sentencepiece`) picks the right one for a file;
+and `trainer` learns a code-point BPE to compare with `spm_train`.
 """

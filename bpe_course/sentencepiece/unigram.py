@@ -1,0 +1,294 @@
+"""SentencePiece's Unigram model in pure Python: the best segmentation, the n best, and samples.
+
+Unlike BPE, a Unigram model has no merges. Each piece has a score, its log-probability, and
+a segmentation's score is the sum of its pieces' scores: the model reads a text as a
+sequence of independent pieces. Encoding picks the segmentation with the highest score.
+
+All segmentations of a text form a *lattice*: a node for every piece that occurs at every
+position. The best path through it is found left to right (Viterbi): the best path ending
+at position `e` is, over the pieces `text[s:e]`, the best path ending at `s` plus the
+piece's score. Where no one-character piece starts, an `<unk>` node of one character is
+added, scored 10 below the lowest piece, so a path always exists. A user-defined piece is
+scored `len * max_score - 0.1`, which beats any split of it: it is always kept whole.
+
+The lattice also gives more than one answer:
+
+- `nbest_encode(text, n)`: the `n` best segmentations, best first (A* search from the end,
+  with the Viterbi scores as the exact remaining-score estimate);
+- `encode(text, enable_sampling=True, alpha=a, nbest_size=-1)`: a segmentation drawn with
+  probability proportional to `exp(a * score)` (subword regularization), by the forward
+  algorithm (the log-sum of all paths to each node) then sampling backwards from the end,
+  one piece at a time (forward-filtering backward-sampling). With `nbest_size > 1` the draw
+  is among the n best only.
+
+>>> from bpe_course.sentencepiece.model_file import write_model, UNKNOWN, NORMAL
+>>> pieces = [("<unk>", 0.0, UNKNOWN), ("▁", -2.0, NORMAL), ("a", -3.0, NORMAL),
+...           ("b", -3.0, NORMAL), ("▁a", -4.0, NORMAL), ("ab", -2.5, NORMAL)]
+>>> sp = SentencePieceUnigram.from_bytes(write_model(pieces, {"model_type": 1}))
+>>> sp.encode("ab", out_type=str)             # -2 + -2.5 beats -4 + -3
+['▁', 'ab']
+>>> sp.nbest_encode("ab", 3, out_type=str)
+[['▁', 'ab'], ['▁a', 'b'], ['▁', 'a', 'b']]
+>>> sp.encode("abc", out_type=str)            # c is no piece: <unk>
+['▁', 'ab', 'c']
+
+Subtle: the library computes scores in 32-bit floats, and two segmentations often differ by
+less than a float's precision. To choose exactly as it does, the path scores here are
+rounded to 32 bits where the library stores them (`f32`), and a tie keeps the path found
+first (the shorter last piece, the earlier start).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+import struct
+
+from .model_file import NORMAL, UNIGRAM, UNUSED, USER_DEFINED, SpmModel
+from .tokenizer import SentencePieceTokenizer
+
+UNK_PENALTY = 10.0              # <unk> scores this much below the lowest piece
+FLT_MAX = 3.4028234663852886e38
+FLT_MIN = 1.1754943508222875e-38      # the smallest normal float, the library's start value
+_FLOAT = struct.Struct("<f")
+
+
+def f32(x: float) -> float:
+    """`x` rounded to a 32-bit float, as C++ stores it in a `float`."""
+    return _FLOAT.unpack(_FLOAT.pack(x))[0]
+
+
+def log_sum_exp(x: float, y: float) -> float:
+    """log(exp(x) + exp(y)), computed without overflow."""
+    low, high = min(x, y), max(x, y)
+    if high > low + 50:
+        return high
+    return high + math.log(math.exp(low - high) + 1.0)
+
+
+class SentencePieceUnigram(SentencePieceTokenizer):
+    """A SentencePiece Unigram model, read from a `.model` file, encoding like the library:
+    `encode`, `nbest_encode`, sampling, and `decode`."""
+
+    MODEL_TYPE = UNIGRAM
+
+    def __init__(self, model: SpmModel):
+        super().__init__(model)
+        normal_scores = [f32(s) for s, t in zip(self.scores, self.types) if t == NORMAL]
+        self.min_score = min(normal_scores, default=FLT_MAX)
+        self.max_score = max(normal_scores + [FLT_MIN])
+        self.unk_score = f32(self.min_score - UNK_PENALTY)
+        # the pieces a segment may use (not unused ones), and every prefix of a piece, so that
+        # the search from a position stops as soon as no piece can start with what it read
+        self.prefixes: set[str] = set()
+        self.usable: dict[str, int] = {}
+        for piece, i in self.normal.items():
+            for end in range(1, len(piece) + 1):
+                self.prefixes.add(piece[:end])
+            if self.types[i] != UNUSED:
+                self.usable[piece] = i
+        if not self.usable:
+            raise ValueError("malformed .model file: a Unigram model needs normal pieces")
+
+    # -- scores -------------------------------------------------------------------------
+    def piece_score(self, i: int, piece: str) -> float:
+        """The score of piece `i` in the best-path search (`EncodeOptimized`): its own, or
+        for a user-defined piece `len(bytes) * max_score - 0.1`, kept in double precision."""
+        if self.types[i] == USER_DEFINED:
+            return f32(len(piece.encode("utf-8")) * self.max_score) - 0.1
+        return self.scores[i]
+
+    def node_score(self, i: int, piece: str) -> float:
+        """The score of a lattice node (n-best and sampling): as `piece_score`, but counting
+        a user-defined piece's length in characters, and stored as a float."""
+        if self.types[i] == USER_DEFINED:
+            return f32(f32(len(piece) * self.max_score) - 0.1)
+        return self.scores[i]
+
+    def matches(self, text: str, start: int):
+        """Yield `(end, id)` for every usable piece `text[start:end]`, shortest first."""
+        prefixes, usable = self.prefixes, self.usable
+        for end in range(start + 1, len(text) + 1):
+            piece = text[start:end]
+            if piece not in prefixes:
+                return
+            i = usable.get(piece)
+            if i is not None:
+                yield end, i
+
+    # -- the best segmentation ------------------------------------------------------------
+    def segment(self, normalized: str) -> list[tuple[str, int]]:
+        """The best segmentation of a normalized text, as `(piece, id)` pairs (Viterbi)."""
+        n = len(normalized)
+        best = [0.0] * (n + 1)           # score of the best path ending at each position
+        start_of = [-1] * (n + 1)        # where its last piece starts (-1: none found yet)
+        id_of = [-1] * (n + 1)
+        for start in range(n):
+            here = best[start]
+            single = False
+            for end, i in self.matches(normalized, start):
+                score = self.piece_score(i, normalized[start:end]) + here
+                if start_of[end] == -1 or score > best[end]:
+                    best[end], start_of[end], id_of[end] = score, start, i
+                single = single or end == start + 1
+            if not single:               # no one-character piece: <unk> keeps a path open
+                score = f32(self.unk_score + here)
+                if start_of[start + 1] == -1 or score > best[start + 1]:
+                    best[start + 1], start_of[start + 1], id_of[start + 1] = \
+                        score, start, self.unk_id
+        out, end = [], n
+        while end > 0:
+            out.append((normalized[start_of[end]:end], id_of[end]))
+            end = start_of[end]
+        return out[::-1]
+
+    def encode(self, text: str, out_type: type = int, enable_sampling: bool = False,
+               alpha: float = 0.1, nbest_size: int = -1,
+               rng: random.Random | None = None) -> list:
+        """Ids (or pieces) of `text`, equal to `sentencepiece`'s `encode`.
+
+        With `enable_sampling`, a segmentation is drawn instead: with `nbest_size=-1`, from
+        all of them with probability proportional to `exp(alpha * score)`; with
+        `nbest_size > 1`, from the `nbest_size` best; with `nbest_size` 0 or 1 the best is
+        returned, as the library does. `rng` is a `random.Random` (a fresh unseeded one by
+        default)."""
+        if out_type not in (int, str):
+            raise ValueError("out_type must be int or str")
+        if not enable_sampling:
+            return super().encode(text, out_type)
+        if isinstance(nbest_size, bool) or not isinstance(nbest_size, int):
+            raise TypeError(f"nbest_size must be an int, not {type(nbest_size).__name__}")
+        if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+            raise TypeError(f"alpha must be a number, not {type(alpha).__name__}")
+        if nbest_size > 512:
+            raise ValueError("nbest_size must be at most 512, as in the library")
+        rng = rng or random.Random()
+        normalized = self.normalize(text)
+        if nbest_size < 0:
+            segments = self.sample(normalized, alpha, rng)
+        elif nbest_size <= 1:
+            segments = self.segment(normalized)
+        else:
+            nbest = self.nbest(normalized, nbest_size)
+            weights = [alpha * score for _, score in nbest]
+            top = max(weights)
+            segments = rng.choices([s for s, _ in nbest],
+                                   [math.exp(w - top) for w in weights])[0]
+        return self._finish(segments, out_type)
+
+    # -- the lattice: n-best and sampling ---------------------------------------------------
+    def lattice(self, normalized: str) -> tuple[list, list]:
+        """All segments of the text: `begins[p]` and `ends[p]` list the nodes that start
+        and end at position `p`; a node is `[start, end, id, score]`. `ends[0]` holds the
+        start node (BOS) and `begins[n]` the end node (EOS)."""
+        n = len(normalized)
+        begins = [[] for _ in range(n + 1)]
+        ends = [[] for _ in range(n + 1)]
+        bos, eos = [0, 0, -1, 0.0], [n, n, -1, 0.0]
+        ends[0].append(bos)
+        begins[n].append(eos)
+        for start in range(n):
+            single = False
+            for end, i in self.matches(normalized, start):
+                node = [start, end, i, self.node_score(i, normalized[start:end])]
+                begins[start].append(node)
+                ends[end].append(node)
+                single = single or end == start + 1
+            if not single:
+                node = [start, start + 1, self.unk_id, self.unk_score]
+                begins[start].append(node)
+                ends[start + 1].append(node)
+        return begins, ends
+
+    def nbest(self, normalized: str, nbest_size: int) -> list[tuple[list[tuple[str, int]], float]]:
+        """The `nbest_size` best segmentations with their scores, best first (A*)."""
+        nbest_size = max(1, min(nbest_size, 1024))
+        if not normalized:
+            return [([], 0.0)]
+        if nbest_size == 1:
+            return [(self.segment(normalized), 0.0)]
+        begins, ends = self.lattice(normalized)
+        n = len(normalized)
+        # Viterbi over the lattice: h[node] = the best score from BOS to the node's end
+        backtrace = {id(ends[0][0]): 0.0}
+        for pos in range(n + 1):
+            for right in begins[pos]:
+                best = None
+                for left in ends[pos]:
+                    score = f32(backtrace[id(left)] + right[3])
+                    if best is None or score > best:
+                        best = score
+                backtrace[id(right)] = best
+        # A* from EOS back to BOS; a hypothesis is (node, g: score of the nodes after it,
+        # the hypothesis it extends). Its priority f = g + the best score up to the node.
+        bos, eos = ends[0][0], begins[n][0]
+        counter = 0                   # ties: the hypothesis pushed first pops first
+        agenda = [(-backtrace[id(eos)], counter, eos, 0.0, None)]
+        results = []
+        while agenda:
+            neg_f, _, node, g, after = heapq.heappop(agenda)
+            if node is bos:
+                path = []
+                while after is not None and after[0] is not eos:
+                    start, end, i, _ = after[0]
+                    path.append((normalized[start:end], i))
+                    after = after[1]
+                results.append((path, -neg_f))
+                if len(results) == nbest_size:
+                    break
+                continue
+            chain = (node, after)
+            for left in ends[node[0]]:
+                counter += 1
+                heapq.heappush(agenda, (-f32(backtrace[id(left)] + g), counter, left,
+                                        f32(left[3] + g), chain))
+            if len(agenda) >= 10_000:     # the library's bound on the agenda's size
+                agenda = [heapq.heappop(agenda) for _ in range(min(512, nbest_size * 10))]
+                heapq.heapify(agenda)
+        return results
+
+    def nbest_encode(self, text: str, nbest_size: int, out_type: type = int) -> list[list]:
+        """The `nbest_size` best encodings of `text`, best first, equal to the library's
+        `nbest_encode`."""
+        if isinstance(nbest_size, bool) or not isinstance(nbest_size, int):
+            raise TypeError(f"nbest_size must be an int, not {type(nbest_size).__name__}")
+        if out_type not in (int, str):
+            raise ValueError("out_type must be int or str")
+        return [self._finish(segments, out_type)
+                for segments, _ in self.nbest(self.normalize(text), nbest_size)]
+
+    def forward(self, begins: list, ends: list, alpha: float) -> dict[int, float]:
+        """The forward algorithm: for each node, the log of the summed `exp(alpha * score)`
+        of every path from BOS to the node's start."""
+        forward = {id(ends[0][0]): 0.0}
+        for pos in range(len(begins)):
+            for right in begins[pos]:
+                total = None
+                for left in ends[pos]:
+                    x = alpha * left[3] + forward[id(left)]
+                    total = x if total is None else log_sum_exp(total, x)
+                forward[id(right)] = total
+        return forward
+
+    def sample(self, normalized: str, alpha: float,
+               rng: random.Random) -> list[tuple[str, int]]:
+        """One segmentation drawn with probability `exp(alpha * score) / Z`: forward
+        filtering, then from EOS back to BOS choose the piece ending here with probability
+        `exp(forward[piece] + alpha * score[piece] - forward[here])`."""
+        if not normalized:
+            return []
+        begins, ends = self.lattice(normalized)
+        forward = self.forward(begins, ends, alpha)
+        bos = ends[0][0]
+        node = begins[len(normalized)][0]
+        out = []
+        while True:
+            here = forward[id(node)]
+            lefts = ends[node[0]]
+            weights = [math.exp(forward[id(left)] + alpha * left[3] - here) for left in lefts]
+            node = rng.choices(lefts, weights)[0]
+            if node is bos:
+                break
+            out.append((normalized[node[0]:node[1]], node[2]))
+        return out[::-1]
