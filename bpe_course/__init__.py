@@ -31,7 +31,10 @@ The later parts, a folder each:
 - `files/` (05, after training): tokenizers as files: the course's model
   files, tiktoken's rank file, Hugging Face's files, ids on disk (`.npy`)
 - `sentencepiece/` (09): SentencePiece's BPE on code points (Llama 2, Mistral):
-  the `.model` file, `SentencePieceBPE` equal to the library, a trainer
+  the `.model` file, its normalization, `SentencePieceBPE` and
+  `SentencePieceUnigram` equal to the library (`load_sentencepiece`), a trainer
+- `wordpiece/` (after 09): BERT's WordPiece: its normalizer, its pre-tokenizer
+  and greedy longest-match-first, with offsets, equal to `tokenizers`
 
 Around the story: `corpora` (the course's texts, hash-checked), `viz` (ways to
 look at tokens), `explorer` (a live token explorer), `cli` (`python -m
@@ -67,6 +70,9 @@ from .files.huggingface import (load_tokenizer_json, load_vocab_merges, save_tok
                                 save_vocab_merges)
 from .sentencepiece.tokenizer import SentencePieceBPE
 from .sentencepiece.trainer import train_codepoint_bpe
+from .sentencepiece.unigram import SentencePieceUnigram
+from .sentencepiece.load import load_sentencepiece
+from .wordpiece.tokenizer import WordPiece
 from .viz import compare_tokens, merge_tree, show_tokens
 from .explorer import token_explorer
 
@@ -76,7 +82,8 @@ __all__ = [
     "get_encoding", "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "offline_tiktoken",
     "train_bpe", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
     "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json",
-    "SentencePieceBPE", "train_codepoint_bpe", "show_tokens", "compare_tokens", "merge_tree",
+    "SentencePieceBPE", "SentencePieceUnigram", "load_sentencepiece", "WordPiece",
+    "train_codepoint_bpe", "show_tokens", "compare_tokens", "merge_tree",
     "token_explorer",
 ]
 

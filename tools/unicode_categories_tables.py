@@ -10,6 +10,11 @@ Unicode 8.0, older than any Python's, so the course ships them to agree with `to
 on every Python. Usage, with the crate's source checked out:
 
     python tools/unicode_categories_tables.py path/to/unicode-categories/src/tables.rs
+
+`--check` instead compares the course's BERT normalizer and pre-tokenizer with `tokenizers`
+on every code point, one character at a time, and prints the characters that differ (run it
+with each Python: the normalizer's tables `LOWERCASE_NEWER` and `NFD_OLDER` hold what
+Python's `unicodedata` cannot give).
 """
 
 from __future__ import annotations
@@ -87,5 +92,21 @@ OTHER = {flat(ranges(other))}
 ''', encoding="utf-8")
 
 
+def check() -> None:
+    import unicodedata
+
+    from tokenizers import normalizers, pre_tokenizers
+
+    from bpe_course.wordpiece.normalizer import normalize
+    from bpe_course.wordpiece.pretokenizer import pretokenize
+    theirs, split = normalizers.BertNormalizer(), pre_tokenizers.BertPreTokenizer()
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    bad = [c for c in chars if theirs.normalize_str(c) != normalize(c)[0]]
+    bad += [c for c in chars if [w for w, _ in split.pre_tokenize_str(f"a{c}b")]
+            != [w for w, _, _ in pretokenize(f"a{c}b")]]
+    print(f"Unicode {unicodedata.unidata_version}: {len(bad)} characters differ",
+          [hex(ord(c)) for c in bad[:50]])
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    check() if sys.argv[1:] == ["--check"] else main(sys.argv[1])
