@@ -261,7 +261,8 @@ class SentencePieceUnigram(SentencePieceTokenizer):
         # A* from EOS back to BOS; a hypothesis is [f, node, g, the hypothesis it extends]:
         # g is the score of the nodes after it, f = g + the best score up to the node.
         bos, eos = ends[0][0], begins[n][0]
-        agenda = [[backtrace[id(eos)], eos, 0.0, None]]
+        agenda: list = []
+        heap_push(agenda, [backtrace[id(eos)], eos, 0.0, None])
         results = []
         while agenda:
             top = heap_pop(agenda)
