@@ -102,10 +102,9 @@ class SentencePieceTokenizer:
     def _check_supported(cls, model: SpmModel) -> None:
         kind = model.trainer["model_type"]
         if kind != cls.MODEL_TYPE:
-            raise ValueError(f"this is a {MODEL_TYPES.get(kind, kind)} model, not "
-                             f"{MODEL_TYPES[cls.MODEL_TYPE]}: {cls.__name__} reads "
-                             f"{MODEL_TYPES[cls.MODEL_TYPE]} models only (load_sentencepiece "
-                             "picks the right class)")
+            name = {BPE: "BPE"}.get(cls.MODEL_TYPE, MODEL_TYPES[cls.MODEL_TYPE].capitalize())
+            raise ValueError(f"this is a {MODEL_TYPES.get(kind, kind)} model, not {name}: "
+                             f"{cls.__name__} reads {name} models only")
         if (model.denormalizer or {}).get("precompiled_charsmap"):
             raise ValueError("models with a denormalization rule (denormalizer_spec) are not "
                              "supported")

@@ -67,13 +67,13 @@ def spm_train(spm, **options) -> bytes:
 
 def test_a_unigram_model_is_refused(spm):
     data = spm_train(spm, model_type="unigram", normalization_rule_name="identity")
-    with pytest.raises(ValueError, match="unigram model, not bpe"):
+    with pytest.raises(ValueError, match="unigram model, not BPE"):
         SentencePieceBPE.from_bytes(data)
 
 
 def test_a_bpe_model_is_refused_by_the_unigram_class(spm):
     data = spm_train(spm, model_type="bpe", normalization_rule_name="identity")
-    with pytest.raises(ValueError, match="bpe model, not unigram"):
+    with pytest.raises(ValueError, match="bpe model, not Unigram"):
         SentencePieceUnigram.from_bytes(data)
 
 
