@@ -9,7 +9,8 @@ position. The best path through it is found left to right (Viterbi): the best pa
 at position `e` is, over the pieces `text[s:e]`, the best path ending at `s` plus the
 piece's score. Where no one-character piece starts, an `<unk>` node of one character is
 added, scored 10 below the lowest piece, so a path always exists. A user-defined piece is
-scored `len * max_score - 0.1`, which beats any split of it: it is always kept whole.
+scored `0.1 * (len - 1)`: positive, where every normal piece's log-probability is negative,
+and higher for one long piece than for any split of it, so it is always kept whole.
 
 The lattice also gives more than one answer:
 
@@ -36,9 +37,7 @@ Subtle: the library adds scores in 32-bit floats, and two segmentations often di
 less than a float's precision (a path's score is about -5 per piece, so a line of 100
 pieces sums to -500, where a float is exact to 1/30000). To choose as it does, each path
 score is rounded to 32 bits (`f32`) and a tie keeps the path found first (the one whose
-last piece starts earlier). Checked on every line of the course's prose: equal. On one
-input of 200,000 characters (scores near -150,000, floats exact to 1/128) the library's
-sums still part from these in 2 near-ties, 4 pieces out of 56,920.
+last piece starts earlier), as the library's `EncodeOptimized` (sentencepiece 0.2.3).
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ from .tokenizer import SentencePieceTokenizer
 
 UNK_PENALTY = 10.0              # <unk> scores this much below the lowest piece
 FLT_MAX = 3.4028234663852886e38
-FLT_MIN = 1.1754943508222875e-38      # the smallest normal float, the library's start value
+RESET = 100_000.0               # the library rebases path scores beyond this (see `segment`)
 _FLOAT = struct.Struct("<f")
 
 
@@ -113,9 +112,10 @@ class SentencePieceUnigram(SentencePieceTokenizer):
 
     def __init__(self, model: SpmModel):
         super().__init__(model)
-        normal_scores = [f32(s) for s, t in zip(self.scores, self.types) if t == NORMAL]
-        self.min_score = min(normal_scores, default=FLT_MAX)
-        self.max_score = max(normal_scores + [FLT_MIN])
+        if any(math.isnan(s) or math.isinf(s) for s in self.scores):
+            raise ValueError("malformed .model file: a piece's score is NaN or infinite")
+        self.min_score = min((s for s, t in zip(self.scores, self.types) if t == NORMAL),
+                             default=FLT_MAX)
         self.unk_score = f32(self.min_score - UNK_PENALTY)
         # the pieces a segment may use (not unused ones), and every prefix of a piece, so that
         # the search from a position stops as soon as no piece can start with what it read
@@ -132,16 +132,16 @@ class SentencePieceUnigram(SentencePieceTokenizer):
     # -- scores -------------------------------------------------------------------------
     def piece_score(self, i: int, piece: str) -> float:
         """The score of piece `i` in the best-path search (`EncodeOptimized`): its own, or
-        for a user-defined piece `len(bytes) * max_score - 0.1`, kept in double precision."""
+        for a user-defined piece `0.1 * (length - 1)`, its length counted in UTF-8 bytes."""
         if self.types[i] == USER_DEFINED:
-            return f32(len(piece.encode("utf-8")) * self.max_score) - 0.1
+            return f32(0.1 * (len(piece.encode("utf-8")) - 1))
         return self.scores[i]
 
     def node_score(self, i: int, piece: str) -> float:
-        """The score of a lattice node (n-best and sampling): as `piece_score`, but counting
-        a user-defined piece's length in characters, and stored as a float."""
+        """The score of a lattice node (n-best and sampling): as `piece_score`, but the
+        library counts a user-defined piece's length in characters there."""
         if self.types[i] == USER_DEFINED:
-            return f32(f32(len(piece) * self.max_score) - 0.1)
+            return f32(0.1 * (len(piece) - 1))
         return self.scores[i]
 
     def matches(self, text: str, start: int):
@@ -157,20 +157,33 @@ class SentencePieceUnigram(SentencePieceTokenizer):
 
     # -- the best segmentation ------------------------------------------------------------
     def segment(self, normalized: str) -> list[tuple[str, int]]:
-        """The best segmentation of a normalized text, as `(piece, id)` pairs (Viterbi)."""
+        """The best segmentation of a normalized text, as `(piece, id)` pairs (Viterbi).
+
+        Subtle: path scores only fall, and a float loses precision as they grow; once the
+        best score at a position passes -100,000 the library subtracts it from every score
+        found from there on (all paths still compete from the same point, so the best one
+        does not change, but the rounding does). This does the same."""
         n = len(normalized)
         best = [0.0] * (n + 1)           # score of the best path ending at each position
         start_of = [-1] * (n + 1)        # where its last piece starts (-1: none found yet)
         id_of = [-1] * (n + 1)
+        frontier = 0                     # the furthest position a piece has reached
         for start in range(n):
             here = best[start]
+            if not -RESET <= here <= RESET:
+                for pos in range(start, frontier + 1):
+                    if pos == start or start_of[pos] != -1:
+                        best[pos] = f32(best[pos] - here)
+                here = 0.0
             single = False
             for end, i in self.matches(normalized, start):
+                frontier = max(frontier, end)
                 score = f32(self.piece_score(i, normalized[start:end]) + here)
                 if start_of[end] == -1 or score > best[end]:
                     best[end], start_of[end], id_of[end] = score, start, i
                 single = single or end == start + 1
             if not single:               # no one-character piece: <unk> keeps a path open
+                frontier = max(frontier, start + 1)
                 score = f32(self.unk_score + here)
                 if start_of[start + 1] == -1 or score > best[start + 1]:
                     best[start + 1], start_of[start + 1], id_of[start + 1] = \
@@ -248,22 +261,37 @@ class SentencePieceUnigram(SentencePieceTokenizer):
             return [(self.segment(normalized), 0.0)]
         begins, ends = self.lattice(normalized)
         n = len(normalized)
-        # Viterbi over the lattice: h[node] = the best score from BOS to the node's end
-        backtrace = {id(ends[0][0]): 0.0}
+        # Viterbi over the lattice: backtrace[node] = the best score from BOS to the node's
+        # end, and the node before it on that path
+        backtrace = {id(ends[0][0]): (0.0, None)}
         for pos in range(n + 1):
             for right in begins[pos]:
                 best = None
                 for left in ends[pos]:
-                    score = f32(backtrace[id(left)] + right[3])
-                    if best is None or score > best:
-                        best = score
+                    score = f32(backtrace[id(left)][0] + right[3])
+                    if best is None or score > best[0]:
+                        best = (score, left)
                 backtrace[id(right)] = best
+        bos, eos = ends[0][0], begins[n][0]
+
+        def viterbi() -> list:
+            """The lattice's best path: what the library falls back to on a runaway search."""
+            path, node = [], backtrace[id(eos)][1]
+            while node is not bos:
+                path.append((normalized[node[0]:node[1]], node[2]))
+                node = backtrace[id(node)][1]
+            return [(path[::-1], backtrace[id(eos)][0])]
+
         # A* from EOS back to BOS; a hypothesis is [f, node, g, the hypothesis it extends]:
         # g is the score of the nodes after it, f = g + the best score up to the node.
-        bos, eos = ends[0][0], begins[n][0]
         agenda: list = []
-        heap_push(agenda, [backtrace[id(eos)], eos, 0.0, None])
+        heap_push(agenda, [backtrace[id(eos)][0], eos, 0.0, None])
         results = []
+        # the library's bounds on the search (unigram_model.cc, NBest): the agenda is cut
+        # to its best `keep` when it grows too large, at most 10 times, and the search
+        # gives up for the Viterbi path after 500,000 hypotheses
+        keep = min(512, nbest_size * 10)
+        allocated, total, bound, shrinks = 1, 1, 100_000, 0
         while agenda:
             top = heap_pop(agenda)
             _, node, g, after = top
@@ -278,12 +306,26 @@ class SentencePieceUnigram(SentencePieceTokenizer):
                     break
                 continue
             for left in ends[node[0]]:
-                heap_push(agenda, [f32(backtrace[id(left)] + g), left, f32(left[3] + g), top])
-            if len(agenda) >= 10_000:     # the library's bound on the agenda's size
-                kept = []
-                for _ in range(min(512, nbest_size * 10)):
+                heap_push(agenda, [f32(backtrace[id(left)][0] + g), left, f32(left[3] + g), top])
+            allocated += len(ends[node[0]])
+            total += len(ends[node[0]])
+            if total >= 500_000 or allocated >= 500_000:
+                return viterbi()
+            if len(agenda) >= 10_000 or (len(agenda) > keep and allocated >= bound):
+                if shrinks >= 10:
+                    return viterbi()
+                shrinks += 1
+                kept: list = []
+                for _ in range(min(len(agenda), keep)):
                     heap_push(kept, heap_pop(agenda))
                 agenda = kept
+                alive = set()               # what the kept hypotheses still refer to
+                for hypothesis in agenda:
+                    while hypothesis is not None and id(hypothesis) not in alive:
+                        alive.add(id(hypothesis))
+                        hypothesis = hypothesis[3]
+                allocated = len(alive)
+                bound = allocated + 100_000
         return results
 
     def nbest_encode(self, text: str, nbest_size: int, out_type: type = int) -> list[list]:
