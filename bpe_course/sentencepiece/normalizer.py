@@ -37,6 +37,9 @@ Then the space rules, all on the rewritten text:
 With a rule table (`nmt_nfkc` from a trained model; see the tests), `"ﬁ  Ａ"` becomes
 `'▁fi▁A'`.
 
+A malformed table is a ValueError here, where the library (0.2.3) checks the trie when it
+loads the model and quietly normalizes nothing if it is broken.
+
 Subtle: the library matches rules on *bytes*, and a rule's replacement may be empty (a
 removed control character) or hold spaces (a tab becomes one), so the space rules must run
 after the rewrite, piece by piece, exactly as `normalizer.cc` orders them: a piece's leading
@@ -48,6 +51,7 @@ from __future__ import annotations
 import struct
 
 SPACE = "\u2581"        # ▁, SentencePiece's meta symbol for a space
+MAX_MATCHES = 32        # rules that can match at one position, as the library reads them
 
 
 class CharsMap:
@@ -82,7 +86,7 @@ class CharsMap:
         try:
             unit = units[0]
             node = _offset(unit)
-            length, value = 0, 0
+            length, value, found = 0, 0, 0
             for i in range(pos, len(data)):
                 byte = data[i]
                 node ^= byte
@@ -91,7 +95,9 @@ class CharsMap:
                     break
                 node ^= _offset(unit)
                 if unit >> 8 & 1:                  # has_leaf(): a key ends here
-                    length, value = i + 1 - pos, units[node] & 0x7FFFFFFF
+                    found += 1
+                    if found <= MAX_MATCHES:       # the library keeps the first 32 matches
+                        length, value = i + 1 - pos, units[node] & 0x7FFFFFFF
         except IndexError:
             raise ValueError("malformed precompiled_charsmap: the trie points outside "
                              "itself") from None
