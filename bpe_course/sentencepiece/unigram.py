@@ -37,7 +37,9 @@ Subtle: the library adds scores in 32-bit floats, and two segmentations often di
 less than a float's precision (a path's score is about -5 per piece, so a line of 100
 pieces sums to -500, where a float is exact to 1/30000). To choose as it does, each path
 score is rounded to 32 bits (`f32`) and a tie keeps the path found first (the one whose
-last piece starts earlier), as the library's `EncodeOptimized` (sentencepiece 0.2.3).
+last piece starts earlier), as the library's `EncodeOptimized` (sentencepiece 0.2.3) does,
+rebasing the scores of a long text as it goes (`segment`). The n best are popped from a
+heap that orders equal scores as C++'s `std::priority_queue` does (`heap_push`).
 """
 
 from __future__ import annotations
