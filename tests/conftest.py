@@ -38,8 +38,9 @@ SPM_MODELS = {   # name -> spm_train options beyond model_type, vocab_size and t
     "unigram_rule_file": dict(model_type="unigram"),           # + normalization_rule_tsv
     "unigram_byte_fallback": dict(model_type="unigram", byte_fallback=True,
                                   character_coverage=0.999),
-    "unigram_user_defined": dict(model_type="unigram", user_defined_symbols=["foo", "<tag>", "42"],
-                                 control_symbols=["<ctrl>"], add_dummy_prefix=False),
+    "unigram_user_defined": dict(model_type="unigram", control_symbols=["<ctrl>"],
+                                 user_defined_symbols=["foo", "<tag>", "42"],
+                                 add_dummy_prefix=False),
     "bpe_nmt_nfkc": dict(model_type="bpe"),                    # the library's defaults
     "bpe_user_defined": dict(model_type="bpe", user_defined_symbols=["foo", "<tag>"],
                              byte_fallback=True),
