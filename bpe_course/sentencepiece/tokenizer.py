@@ -3,14 +3,16 @@
 Unlike every tokenizer before it in the course, SentencePiece runs BPE on *code points*,
 not bytes, and it has no regex pre-tokenization. Encoding a text takes three steps:
 
-1. **Normalize.** Spaces become the meta symbol `▁` (U+2581), and with `add_dummy_prefix`
+1. **Normalize.** The model's rules rewrite characters (none for Llama 2's `identity`; see
+   `normalizer`), spaces become the meta symbol `▁` (U+2581), and with `add_dummy_prefix`
    a `▁` is put in front of the text, so `"Hello"` and `" Hello"`'s last word look alike
    (`▁Hello`). With `remove_extra_whitespaces`, leading, trailing and repeated spaces go.
 2. **Merge.** Start from one symbol per code point. Repeatedly merge the adjacent pair whose
    concatenation is a piece of the vocabulary with the highest *score* (the leftmost pair on
    a tie). The trainer scores the pieces it learns 0, -1, -2, ... in the order it learns
    them, so the highest score is the earliest merge: rank order, as in chapter 03; but the
-   vocabulary stores pieces and scores, not merges.
+   vocabulary stores pieces and scores, not merges. A user-defined piece is one symbol
+   from the start and never merges.
 3. **Fall back.** A symbol that is not a piece is unknown. With `byte_fallback` it is
    spelled as its UTF-8 bytes, pieces `<0x00>`..`<0xFF>`; without it, it becomes `<unk>`
    (a run of unknown symbols gives one `<unk>`).
