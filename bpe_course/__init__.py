@@ -10,6 +10,8 @@ Chapters 01-05, the core (flat):
 - `text` (01): text meets bytes: `utf8_bytes`, `fix_surrogates`, input checks
 - `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
 - `model_file` (03): a tokenizer is its merges; the plain-text model file
+- `dropout` (after 09): BPE-dropout, encoding with merges skipped at random
+  (`encode(text, dropout=0.1, rng=...)`), for subword regularization
 - `base` (03): `Tokenizer`, what every tokenizer shares: vocab, encoding by
   rank, decode, save and load
 - `basic` (02, 03): `BasicTokenizer`, byte-level BPE over the whole text
