@@ -34,7 +34,8 @@ The later parts, a folder each:
   files, tiktoken's rank file, Hugging Face's files, ids on disk (`.npy`)
 - `sentencepiece/` (09): SentencePiece's BPE on code points (Llama 2, Mistral):
   the `.model` file, its normalization, `SentencePieceBPE` and
-  `SentencePieceUnigram` equal to the library (`load_sentencepiece`), a trainer
+  `SentencePieceUnigram` equal to the library (`load_sentencepiece`), a code-point
+  BPE trainer, and `train_unigram`, Unigram training by EM and pruning
 - `wordpiece/` (after 09): BERT's WordPiece: its normalizer, its pre-tokenizer
   and greedy longest-match-first, with offsets, equal to `tokenizers`
 
@@ -73,6 +74,7 @@ from .files.huggingface import (load_tokenizer_json, load_vocab_merges, save_tok
 from .sentencepiece.tokenizer import SentencePieceBPE
 from .sentencepiece.trainer import train_codepoint_bpe
 from .sentencepiece.unigram import SentencePieceUnigram
+from .sentencepiece.unigram_trainer import train_unigram
 from .sentencepiece.load import load_sentencepiece
 from .wordpiece.tokenizer import WordPiece
 from .viz import compare_tokens, merge_tree, show_tokens
@@ -85,7 +87,7 @@ __all__ = [
     "train_bpe", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
     "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json",
     "SentencePieceBPE", "SentencePieceUnigram", "load_sentencepiece", "WordPiece",
-    "train_codepoint_bpe", "show_tokens", "compare_tokens", "merge_tree",
+    "train_codepoint_bpe", "train_unigram", "show_tokens", "compare_tokens", "merge_tree",
     "token_explorer",
 ]
 

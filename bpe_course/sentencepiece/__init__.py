@@ -6,5 +6,7 @@ compiled rule table, the space rules, `▁`); `tokenizer` holds what both models
 share and `SentencePieceBPE`, equal to the `sentencepiece` library id for id;
 `unigram` (`SentencePieceUnigram`) finds the most probable segmentation, the n
 best and samples; `load` (`load_sentencepiece`) picks the right one for a file;
-and `trainer` learns a code-point BPE to compare with `spm_train`.
+`trainer` learns a code-point BPE to compare with `spm_train`; and `unigram_trainer`
+(`train_unigram`) learns a Unigram model by EM (forward-backward expected counts, a digamma
+M-step) and pruning by likelihood loss, as `spm_train --model_type=unigram` does.
 """
