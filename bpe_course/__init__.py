@@ -38,6 +38,10 @@ The later parts, a folder each:
   BPE trainer, and `train_unigram`, Unigram training by EM and pruning
 - `wordpiece/` (after 09): BERT's WordPiece: its normalizer, its pre-tokenizer
   and greedy longest-match-first, with offsets, equal to `tokenizers`
+- `pipeline/` (after 09): the pipeline every `tokenizer.json` describes:
+  normalizer -> pre-tokenizer -> model -> post-processor -> decoder, with each
+  token's offsets in the original text; `load_tokenizer_json` reads BPE,
+  WordPiece and Unigram files, equal to `tokenizers`
 
 Around the story: `corpora` (the course's texts, hash-checked), `viz` (ways to
 look at tokens), `explorer` (a live token explorer), `cli` (`python -m
@@ -69,14 +73,14 @@ from .openai.tokenizer import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .openai.tiktoken_cache import offline_tiktoken
 from .training.trainer import train_bpe
 from .files.model_files import load, save_tiktoken, to_tiktoken
-from .files.huggingface import (load_tokenizer_json, load_vocab_merges, save_tokenizer_json,
-                                save_vocab_merges)
+from .files.huggingface import load_vocab_merges, save_tokenizer_json, save_vocab_merges
 from .sentencepiece.tokenizer import SentencePieceBPE
 from .sentencepiece.trainer import train_codepoint_bpe
 from .sentencepiece.unigram import SentencePieceUnigram
 from .sentencepiece.unigram_trainer import train_unigram
 from .sentencepiece.load import load_sentencepiece
 from .wordpiece.tokenizer import WordPiece
+from .pipeline.tokenizer_json import load_tokenizer_json
 from .viz import compare_tokens, merge_tree, show_tokens
 from .explorer import token_explorer
 

@@ -37,6 +37,7 @@ LAYERS = [
     ("files", "bpe_course.files"),
     ("sentencepiece", "bpe_course.sentencepiece"),
     ("wordpiece", "bpe_course.wordpiece"),
+    ("pipeline", "bpe_course.pipeline"),
     ("around the story", ["bpe_course.corpora", "bpe_course.viz", "bpe_course.explorer",
                           "bpe_course.cli", "bpe_course.__main__", "bpe_course"]),
     ("classroom", "bpe_course.classroom"),
@@ -184,7 +185,8 @@ def test_every_module_is_on_its_package_map():
     assert missing == [], f"name these in their package's docstring: {missing}"
 
 
-@pytest.mark.parametrize("folder", ["openai", "training", "files", "sentencepiece", "wordpiece"])
+@pytest.mark.parametrize("folder", ["openai", "training", "files", "sentencepiece", "wordpiece",
+                                    "pipeline"])
 def test_each_part_says_what_it_teaches_and_which_chapters_use_it(folder):
     import importlib
     doc = importlib.import_module(f"bpe_course.{folder}").__doc__ or ""

@@ -1,0 +1,203 @@
+"""Models: what turns one pre-token into tokens, the part the earlier chapters built.
+
+Each model's `tokenize(word)` returns `(id, token, (start, end))` for each token, the
+offsets in characters of `word`; `id_to_token` and `token_to_id` look ids up.
+
+- `BPE`: merges by rank, as chapter 03's `encode` does, over characters instead of bytes
+  (a byte-level file has already written each byte as one character, `ByteLevel`).
+  Options: `continuing_subword_prefix` (a piece inside a word is stored as "##ing"),
+  `end_of_word_suffix` (a word's last piece as "ing</w>"), `byte_fallback` (an unknown
+  character becomes its UTF-8 bytes, `<0xE2>`...), `unk_token` with `fuse_unk`, and
+  `ignore_merges` (a word in the vocabulary is one token, merges or not).
+- `WordPiece`: greedy longest-match-first (`wordpiece.WordPiece` does the matching).
+- `Unigram`: the best-scoring segmentation (Viterbi), as `tokenizers` scores it: in
+  64-bit floats, unknown characters at the lowest score minus 10, runs of unknowns fused.
+
+>>> bpe = BPE({"a": 0, "b": 1, "ab": 2, "abb": 3}, [("a", "b"), ("ab", "b")])
+>>> bpe.tokenize("abbab")
+[(3, 'abb', (0, 3)), (2, 'ab', (3, 5))]
+"""
+
+from __future__ import annotations
+
+from ..wordpiece.tokenizer import WordPiece as _WordPiece
+
+
+class BPE:
+    """BPE over the characters of a word, with `tokenizers`' options."""
+
+    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], unk_token=None,
+                 continuing_subword_prefix=None, end_of_word_suffix=None, fuse_unk=False,
+                 byte_fallback=False, ignore_merges=False):
+        self.vocab, self.inverse = vocab, {i: t for t, i in vocab.items()}
+        self.unk_token, self.fuse_unk, self.byte_fallback = unk_token, fuse_unk, byte_fallback
+        self.prefix, self.suffix = continuing_subword_prefix or "", end_of_word_suffix or ""
+        self.ignore_merges = ignore_merges
+        # (left id, right id) -> (rank, id of the joined token)
+        self.merges: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, (left, right) in enumerate(merges):
+            for part in (left, right):
+                if part not in vocab:
+                    raise ValueError(f"merge {rank} ({left!r} {right!r}): {part!r} is not in "
+                                     f"the vocabulary")
+            joined = left + (right[len(self.prefix):] if self.prefix and
+                             right.startswith(self.prefix) else right)
+            if joined not in vocab:
+                raise ValueError(f"merge {rank} makes {joined!r}, which is not in the "
+                                 f"vocabulary")
+            self.merges.setdefault((vocab[left], vocab[right]), (rank, vocab[joined]))
+
+    def id_to_token(self, i: int) -> str | None:
+        return self.inverse.get(i)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def symbols(self, word: str) -> list[list]:
+        """The word's starting symbols `[id, start, end]`: one per character (with the
+        prefix inside the word and the suffix at its end), or its bytes, or unknown."""
+        out, unk_id = [], self.vocab.get(self.unk_token) if self.unk_token else None
+        previous_unknown = False
+        for k, char in enumerate(word):
+            piece = (self.prefix if k else "") + char + (self.suffix if k == len(word) - 1
+                                                          else "")
+            i = self.vocab.get(piece)
+            if i is not None:
+                out.append([i, k, k + 1])
+                previous_unknown = False
+                continue
+            if self.byte_fallback:
+                ids = [self.vocab.get(f"<0x{b:02X}>") for b in char.encode("utf-8")]
+                if None not in ids:
+                    out.extend([i, k, k + 1] for i in ids)
+                    previous_unknown = False
+                    continue
+            if unk_id is not None:
+                if self.fuse_unk and previous_unknown:
+                    out[-1][2] = k + 1              # the unknown grows by this character
+                else:
+                    out.append([unk_id, k, k + 1])
+                previous_unknown = True
+            # without an unknown token, the character is dropped, as tokenizers does
+        return out
+
+    def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
+        if not word:
+            return []
+        if self.ignore_merges and word in self.vocab:
+            return [(self.vocab[word], word, (0, len(word)))]
+        symbols = self.symbols(word)
+        merges = self.merges
+        while len(symbols) > 1:
+            # the lowest-ranked pair, the leftmost among equals (tokenizers' heap order)
+            best = min(((merges[(a[0], b[0])][0], pos) for pos, (a, b) in
+                        enumerate(zip(symbols, symbols[1:])) if (a[0], b[0]) in merges),
+                       default=None)
+            if best is None:
+                break
+            pos = best[1]
+            left, right = symbols[pos], symbols[pos + 1]
+            symbols[pos:pos + 2] = [[merges[(left[0], right[0])][1], left[1], right[2]]]
+        return [(i, self.inverse[i], (start, end)) for i, start, end in symbols]
+
+
+class WordPiece:
+    """`tokenizers`' WordPiece model over the course's greedy longest-match-first."""
+
+    def __init__(self, vocab: dict[str, int], unk_token="[UNK]", continuing_subword_prefix="##",
+                 max_input_chars_per_word=100):
+        self.matcher = _WordPiece(vocab, unk_token, continuing_subword_prefix,
+                                  max_input_chars_per_word)
+        self.vocab, self.inverse = self.matcher.vocab, self.matcher.inverse
+
+    def id_to_token(self, i: int) -> str | None:
+        return self.inverse.get(i)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def tokenize(self, word: str):
+        return [(self.vocab[piece], piece, (start, end))
+                for piece, start, end in self.matcher._pieces(word)]
+
+
+class Unigram:
+    """`tokenizers`' Unigram: the segmentation with the highest total score."""
+
+    UNK_PENALTY = 10.0
+
+    def __init__(self, vocab: list[tuple[str, float]], unk_id: int | None = None,
+                 byte_fallback: bool = False):
+        self.pieces = [piece for piece, _ in vocab]
+        self.scores = [float(score) for _, score in vocab]
+        self.vocab = {}
+        for i, piece in enumerate(self.pieces):
+            self.vocab.setdefault(piece, i)
+        self.unk_id, self.byte_fallback = unk_id, byte_fallback
+        self.min_score = min(self.scores, default=0.0)
+        self.prefixes = {piece[:k] for piece in self.vocab for k in range(1, len(piece) + 1)}
+
+    def id_to_token(self, i: int) -> str | None:
+        return self.pieces[i] if 0 <= i < len(self.pieces) else None
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def segment(self, word: str) -> list[str]:
+        """The best path's pieces (Viterbi); unknown characters fused into one piece."""
+        n, unk_score = len(word), self.min_score - self.UNK_PENALTY
+        best = [0.0] * (n + 1)
+        start_of: list[int | None] = [None] * (n + 1)
+        id_of = [-1] * (n + 1)
+        for start in range(n):
+            here, single = best[start], False
+            for end in range(start + 1, n + 1):
+                piece = word[start:end]
+                if piece not in self.prefixes:
+                    break
+                i = self.vocab.get(piece)
+                if i is None:
+                    continue
+                score = self.scores[i] + here
+                if start_of[end] is None or score > best[end]:
+                    best[end], start_of[end], id_of[end] = score, start, i
+                single = single or end == start + 1
+            if not single:
+                score = unk_score + here
+                if start_of[start + 1] is None or score > best[start + 1]:
+                    best[start + 1], start_of[start + 1], id_of[start + 1] = \
+                        score, start, self.unk_id
+        pieces, unknown, end = [], [], n
+        while end > 0:
+            start = start_of[end]
+            if self.unk_id is not None and id_of[end] == self.unk_id:
+                unknown.append(word[start:end])
+            else:
+                if unknown:
+                    pieces.append("".join(reversed(unknown)))
+                    unknown = []
+                pieces.append(word[start:end])
+            end = start
+        if unknown:
+            pieces.append("".join(reversed(unknown)))
+        return pieces[::-1]
+
+    def tokenize(self, word: str):
+        out, offset = [], 0
+        for piece in self.segment(word):
+            span = (offset, offset + len(piece))
+            offset += len(piece)
+            i = self.vocab.get(piece)
+            if i is None and self.byte_fallback:
+                ids = [self.vocab.get(f"<0x{b:02X}>") for b in piece.encode("utf-8")]
+                if None not in ids:
+                    out.extend((i, f"<0x{b:02X}>", span)
+                               for i, b in zip(ids, piece.encode("utf-8")))
+                    continue
+            if i is None:
+                if self.unk_id is None:
+                    raise ValueError(f"{piece!r} is unknown and the Unigram model has no "
+                                     f"unk_id")
+                i = self.unk_id
+            out.append((i, piece, span))
+        return out

@@ -1,0 +1,220 @@
+"""Normalizers: the first step of the pipeline, changing the text before it is split.
+
+Each normalizer changes a `NormalizedString` in place through its `transform`, so every
+character keeps its span in the original text. They are the ones a `tokenizer.json` names:
+
+- Unicode's forms `NFC`, `NFD`, `NFKC`, `NFKD` (composing, decomposing, compatibility);
+- `Lowercase` (one character at a time, as Rust's `char::to_lowercase`), `StripAccents`
+  (drop the combining marks, usually after NFD), `Strip` (whitespace at either end);
+- `Replace` (a literal string or a regex, by a string), `Prepend` (a string in front);
+- `Precompiled`: SentencePiece's compiled rule table (`sentencepiece.normalizer`);
+- `BertNormalizer`: BERT's four steps (`wordpiece.normalizer`);
+- `Sequence`: several, in order.
+
+>>> from .normalized import NormalizedString
+>>> s = NormalizedString("Ｈéllo")
+>>> Sequence([Unicode("NFKD"), StripAccents(), Lowercase()])(s)
+>>> s.normalized, s.original_span(1, 2)
+('hello', (1, 2))
+
+Subtle: where Unicode's forms compose or reorder several characters, `tokenizers` gives
+the result the span of the first; so does `Unicode` here.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import regex
+
+from ..sentencepiece.normalizer import CharsMap, _offset
+from ..wordpiece.categories import MARK_NONSPACING, is_in
+from ..wordpiece.normalizer import (LOWERCASE_NEWER, NFD_OLDER, WHITESPACE, is_cjk,
+                                    is_control)
+from .normalized import NormalizedString, regex_matches
+
+
+def lower(char: str) -> str:
+    """Rust's `char::to_lowercase` (Unicode 16) of one character."""
+    code = LOWERCASE_NEWER.get(ord(char))
+    return chr(code) if code is not None else char.lower()
+
+
+def _normal_form(form: str, text: str) -> str:
+    if form in ("NFD", "NFKD") and NFD_OLDER.intersection(text):
+        return "".join(c if c in NFD_OLDER else unicodedata.normalize(form, c) for c in text)
+    return unicodedata.normalize(form, text)
+
+
+class Unicode:
+    """One of Unicode's normal forms: "NFC", "NFD", "NFKC" or "NFKD"."""
+
+    def __init__(self, form: str):
+        self.form = form
+
+    def changes(self, text: str) -> list[tuple[str, int]]:
+        """`(char, change)` pairs turning `text` into its normal form.
+
+        The text is cut into the shortest chunks that normalize on their own (a chunk ends
+        before a character that combines with nothing before it); a chunk of n characters
+        that becomes m keeps `0` for the first min(n, m) and `+1` for the ones added; when
+        it shrinks, the first one (the composed character) drops the others."""
+        out = _normal_form(self.form, text)
+        dest, i, k, n = [], 0, 0, len(text)
+        while i < n:
+            j = i + 1
+            while True:
+                piece = _normal_form(self.form, text[i:j])
+                if j >= n or (unicodedata.combining(text[j]) == 0 and out.startswith(piece, k)
+                              and _composes_not(self.form, text[i:j], text[j])):
+                    break
+                j += 1
+            dest.extend(_chunk_changes(piece, j - i))
+            k += len(piece)
+            i = j
+        return dest
+
+    def __call__(self, s: NormalizedString) -> None:
+        if _normal_form(self.form, s.normalized) != s.normalized:
+            s.transform(self.changes(s.normalized))
+
+
+def _composes_not(form: str, left: str, char: str) -> bool:
+    return _normal_form(form, left + char) == _normal_form(form, left) + _normal_form(form, char)
+
+
+def _chunk_changes(piece: str, n_in: int) -> list[tuple[str, int]]:
+    m = len(piece)
+    if m >= n_in:
+        return [(c, 0 if k < n_in else 1) for k, c in enumerate(piece)]
+    if m == 0:
+        return []
+    return [(c, -(n_in - m) if k == 0 else 0) for k, c in enumerate(piece)]
+
+
+class Lowercase:
+    def __call__(self, s: NormalizedString) -> None:
+        s.map_chars(lower)
+
+
+class StripAccents:
+    """Drop every combining mark (Unicode's M categories)."""
+
+    def __call__(self, s: NormalizedString) -> None:
+        s.filter(lambda c: not unicodedata.category(c).startswith("M"))
+
+
+class Strip:
+    def __init__(self, left: bool = True, right: bool = True):
+        self.left, self.right = left, right
+
+    def __call__(self, s: NormalizedString) -> None:
+        s.strip(self.left, self.right)
+
+
+class Replace:
+    """Replace each match of `pattern` (a compiled regex) by `content`."""
+
+    def __init__(self, pattern, content: str):
+        self.pattern, self.content = pattern, content
+
+    def __call__(self, s: NormalizedString) -> None:
+        spans = [span for span, hit in regex_matches(s.normalized, self.pattern) if hit]
+        s.replace_matches(spans, self.content)
+
+
+class Prepend:
+    def __init__(self, prepend: str):
+        self.prepend = prepend
+
+    def __call__(self, s: NormalizedString) -> None:
+        s.prepend(self.prepend)
+
+
+class Precompiled:
+    """SentencePiece's compiled rules, applied as `tokenizers` does: each grapheme of
+    under 6 UTF-8 bytes is looked up whole, else each of its characters."""
+
+    GRAPHEME = regex.compile(r"\X")
+
+    def __init__(self, blob: bytes):
+        self.charsmap = CharsMap(blob)
+
+    def lookup(self, chunk: str) -> str | None:
+        """The replacement of the first (shortest) rule matching a prefix of `chunk`."""
+        units, data = self.charsmap.units, chunk.encode("utf-8")
+        node = _offset(units[0])
+        for byte in data:                       # walk the double array (see CharsMap)
+            node ^= byte
+            unit = units[node]
+            if unit & 0x800000FF != byte:
+                return None
+            node ^= _offset(unit)
+            if unit >> 8 & 1:                   # a rule ends here: the first one wins
+                value = units[node] & 0x7FFFFFFF
+                replacements = self.charsmap.replacements
+                return replacements[value:replacements.find(b"\0", value)].decode("utf-8")
+        return None
+
+    def __call__(self, s: NormalizedString) -> None:
+        dest, modified = [], False
+        for grapheme in self.GRAPHEME.findall(s.normalized):
+            if len(grapheme.encode("utf-8")) < 6:
+                norm = self.lookup(grapheme)
+                if norm is not None:
+                    modified = True
+                    _replace(dest, grapheme, norm)
+                    continue
+            for char in grapheme:
+                norm = self.lookup(char)
+                if norm is not None:
+                    modified = True
+                    _replace(dest, char, norm)
+                else:
+                    dest.append((char, 0))
+        if modified:
+            s.transform(dest)
+
+
+def _replace(dest: list, old: str, new: str) -> None:
+    """`tokenizers`' bookkeeping for one replacement: `0` for each new character, the
+    last ones `+1` if it grew, the last one (even one before it) dropping the rest if not."""
+    diff = len(new) - len(old)
+    dest.extend((c, 0) for c in new)
+    if diff > 0:
+        for k in range(len(dest) - diff, len(dest)):
+            dest[k] = (dest[k][0], 1)
+    elif diff < 0 and dest:
+        dest[-1] = (dest[-1][0], dest[-1][1] + diff)
+
+
+class BertNormalizer:
+    """BERT's normalizer (see `wordpiece.normalizer`), step by step on a NormalizedString."""
+
+    def __init__(self, clean_text=True, handle_chinese_chars=True, strip_accents=None,
+                 lowercase=True):
+        self.clean_text, self.handle_chinese_chars = clean_text, handle_chinese_chars
+        self.strip_accents = lowercase if strip_accents is None else strip_accents
+        self.lowercase = lowercase
+
+    def __call__(self, s: NormalizedString) -> None:
+        if self.clean_text:
+            s.filter(lambda c: not (c in "\x00\ufffd" or is_control(c)))
+            s.transform((" " if c in WHITESPACE else c, 0) for c in s.normalized)
+        if self.handle_chinese_chars:
+            s.transform(pair for c in s.normalized
+                        for pair in (((" ", 0), (c, 1), (" ", 1)) if is_cjk(c) else ((c, 0),)))
+        if self.strip_accents:
+            Unicode("NFD")(s)
+            s.filter(lambda c: not is_in(MARK_NONSPACING, c))
+        if self.lowercase:
+            s.map_chars(lower)
+
+
+class Sequence:
+    def __init__(self, steps: list):
+        self.steps = steps
+
+    def __call__(self, s: NormalizedString) -> None:
+        for step in self.steps:
+            step(s)

@@ -1,0 +1,210 @@
+"""`load_tokenizer_json` equals Hugging Face `tokenizers` on every kind of `tokenizer.json`:
+the same ids, tokens and offsets (character spans of the original text, through
+normalization), and the same decoding.
+
+Each file is built and trained by the `tokenizers` library itself, offline, once per
+session (`files`): BERT's WordPiece pipeline (with TemplateProcessing and with
+BertProcessing), a RoBERTa/GPT-2 byte-level BPE, T5/ALBERT-style Unigrams behind Metaspace
+(one with SentencePiece's compiled rules, one with NFKC + Replace), a BPE with a
+continuing-subword prefix and an end-of-word suffix, a Llama-style BPE with byte fallback,
+and a BPE behind a Sequence of Split, Digits and Punctuation pre-tokenizers; each with
+added tokens, special or not, normalized or not.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bpe_course import corpora, load_tokenizer_json
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import (AddedToken, Tokenizer, decoders, models, normalizers,  # noqa: E402
+                        pre_tokenizers, processors, trainers)
+
+TEXT = corpora.prose()[:60_000].splitlines()
+EXTRA = ["", " ", "  ", "\t\n", "Hello, World!", "héllo HÉLLO", "ﬁne Ａ ①", "中文字 and 日本語",
+         "가나다 abc ᄀ\u1161", "e\u0301\u0301x", "a\x00b\ufffdc\x01d\u200be", "ΣΑΣ ς", "İstanbul",
+         "don't U.S.A. $5^2 a+b 12345 3.14", "😀👍🏽 x", "word\u3000word\xa0word\u2009word",
+         "  leading and trailing  ", "[NEW]hi [NEW] <s>x</s> <mask>", "naïve NAÏVE Naïve",
+         "<extra> ok<extra>ok", "x" * 120, "a  b   c", "▁a ▁ b"]
+FIXED = list(corpora.HARD_STRINGS) + list(corpora.SAMPLES.values()) + EXTRA
+ADDED = [AddedToken("[NEW]", normalized=False, special=False),
+         AddedToken("naïve", normalized=True, special=False)]
+
+
+def bert(kind: str) -> Tokenizer:
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer()
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(TEXT, trainers.WordPieceTrainer(
+        vocab_size=1500, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    if kind == "template":
+        tok.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    else:
+        tok.post_processor = processors.BertProcessing(("[SEP]", sep), ("[CLS]", cls))
+    tok.add_tokens(ADDED)
+    return tok
+
+
+def roberta() -> Tokenizer:
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(TEXT, trainers.BpeTrainer(
+        vocab_size=800, special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")),
+                                                      ("<s>", tok.token_to_id("<s>")))
+    tok.add_tokens(ADDED)
+    return tok
+
+
+def gpt2() -> Tokenizer:
+    """GPT-2's shape: ByteLevel without a prefix space, its post-processor trimming offsets."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.post_processor = processors.ByteLevel(trim_offsets=True)
+    tok.train_from_iterator(TEXT, trainers.BpeTrainer(
+        vocab_size=600, special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    tok.add_tokens(ADDED)
+    return tok
+
+
+def unigram(charsmap: bytes | None) -> Tokenizer:
+    tok = Tokenizer(models.Unigram())
+    if charsmap:
+        tok.normalizer = normalizers.Sequence([normalizers.Precompiled(charsmap),
+                                               normalizers.Replace(" {2,}", " ")])
+    else:
+        tok.normalizer = normalizers.Sequence([
+            normalizers.NFKC(), normalizers.Replace(tokenizers.Regex(" {2,}"), " "),
+            normalizers.Strip()])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(prepend_scheme="always")
+    tok.train_from_iterator(TEXT, trainers.UnigramTrainer(
+        vocab_size=600, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>",
+        show_progress=False))
+    tok.post_processor = processors.TemplateProcessing(
+        single="$A </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))])
+    tok.add_special_tokens([AddedToken("<extra>", normalized=True, special=True)])
+    tok.add_tokens(ADDED)
+    return tok
+
+
+def affixes() -> Tokenizer:
+    tok = Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##",
+                               end_of_word_suffix="</w>"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(),
+                                           normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.decoder = decoders.BPEDecoder(suffix="</w>")
+    tok.train_from_iterator(TEXT, trainers.BpeTrainer(
+        vocab_size=700, special_tokens=["[UNK]"], continuing_subword_prefix="##",
+        end_of_word_suffix="</w>", show_progress=False))
+    tok.add_tokens(ADDED)
+    return tok
+
+
+def llama() -> Tokenizer:
+    trained = Tokenizer(models.BPE())
+    trained.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+    trained.train_from_iterator(TEXT, trainers.BpeTrainer(
+        vocab_size=500, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False))
+    data = json.loads(trained.to_str())
+    vocab = data["model"]["vocab"]
+    for b in range(256):
+        vocab.setdefault(f"<0x{b:02X}>", len(vocab))
+    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
+              for m in data["model"]["merges"]]
+    tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", fuse_unk=True,
+                               byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"),
+                                           normalizers.Replace(" ", "▁")])
+    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
+                                     decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A", special_tokens=[("<s>", vocab["<s>"])])
+    tok.add_special_tokens([AddedToken("<s>", normalized=False, special=True),
+                            AddedToken("</s>", normalized=False, special=True)])
+    tok.add_tokens(ADDED)
+    return tok
+
+
+def splits() -> Tokenizer:
+    tok = Tokenizer(models.BPE(unk_token="<unk>", ignore_merges=True))
+    tok.normalizer = normalizers.Sequence([normalizers.NFKD(), normalizers.Lowercase(),
+                                           normalizers.Strip(left=True, right=False)])
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(),
+        pre_tokenizers.Split(tokenizers.Regex(r"'s|'t|n't"), "isolated"),
+        pre_tokenizers.Split("-", "merged_with_previous"),
+        pre_tokenizers.Split(tokenizers.Regex(r"[aeiou]+"), "merged_with_next", invert=True),
+        pre_tokenizers.Digits(individual_digits=True),
+        pre_tokenizers.Punctuation("contiguous")])
+    tok.train_from_iterator(TEXT, trainers.BpeTrainer(
+        vocab_size=500, special_tokens=["<unk>"], show_progress=False))
+    tok.add_tokens(ADDED)
+    return tok
+
+
+def charsmap(tmp) -> bytes | None:
+    spm = pytest.importorskip("sentencepiece")
+    from bpe_course.sentencepiece.model_file import read_model
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(TEXT[:2000]),
+                                   model_prefix=str(tmp / "nfkc"), vocab_size=300,
+                                   num_threads=1, minloglevel=2)
+    return read_model((tmp / "nfkc.model").read_bytes()).normalizer["precompiled_charsmap"]
+
+
+@pytest.fixture(scope="session")
+def files(tmp_path_factory) -> dict:
+    """name -> (the path of a tokenizer.json, the tokenizers Tokenizer read from it)."""
+    tmp = tmp_path_factory.mktemp("tokenizer_json")
+    built = {"bert_template": bert("template"), "bert_processing": bert("processing"),
+             "roberta": roberta(), "gpt2": gpt2(), "unigram_precompiled": unigram(charsmap(tmp)),
+             "unigram_nfkc": unigram(None), "bpe_affixes": affixes(), "llama": llama(),
+             "split_sequence": splits()}
+    out = {}
+    for name, tok in built.items():
+        path = tmp / f"{name}.json"
+        tok.save(str(path))
+        out[name] = (path, Tokenizer.from_file(str(path)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def pairs(files) -> dict:
+    return {name: (ref, load_tokenizer_json(path)) for name, (path, ref) in files.items()}
+
+
+def assert_same(ref, ours, text: str) -> None:
+    expected = ref.encode(text)
+    got = ours.encode_with_offsets(text)
+    assert got.ids == expected.ids, text
+    assert got.tokens == expected.tokens, text
+    assert got.offsets == expected.offsets, text
+    assert ours.encode(text) == expected.ids
+    assert ours.decode(expected.ids) == ref.decode(expected.ids), text
+    assert ours.decode(expected.ids, skip_special_tokens=False) == \
+        ref.decode(expected.ids, skip_special_tokens=False), text
+
+
+NAMES = ["bert_template", "bert_processing", "roberta", "gpt2", "unigram_precompiled",
+         "unigram_nfkc", "bpe_affixes", "llama", "split_sequence"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fixed_strings(pairs, name):
+    ref, ours = pairs[name]
+    for text in FIXED:
+        assert_same(ref, ours, text)
