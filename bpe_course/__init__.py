@@ -37,7 +37,8 @@ The later parts, a folder each:
   `SentencePieceUnigram` equal to the library (`load_sentencepiece`), a code-point
   BPE trainer, and `train_unigram`, Unigram training by EM and pruning
 - `wordpiece/` (after 09): BERT's WordPiece: its normalizer, its pre-tokenizer
-  and greedy longest-match-first, with offsets, equal to `tokenizers`
+  and greedy longest-match-first, with offsets, equal to `tokenizers`; and
+  `train_wordpiece`, training by the likelihood score
 - `pipeline/` (after 09): the pipeline every `tokenizer.json` describes:
   normalizer -> pre-tokenizer -> model -> post-processor -> decoder, with each
   token's offsets in the original text; `load_tokenizer_json` reads BPE,
@@ -80,6 +81,7 @@ from .sentencepiece.unigram import SentencePieceUnigram
 from .sentencepiece.unigram_trainer import train_unigram
 from .sentencepiece.load import load_sentencepiece
 from .wordpiece.tokenizer import WordPiece
+from .wordpiece.trainer import train_wordpiece
 from .pipeline.tokenizer_json import load_tokenizer_json
 from .viz import compare_tokens, merge_tree, show_tokens
 from .explorer import token_explorer
@@ -91,8 +93,8 @@ __all__ = [
     "train_bpe", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
     "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json",
     "SentencePieceBPE", "SentencePieceUnigram", "load_sentencepiece", "WordPiece",
-    "train_codepoint_bpe", "train_unigram", "show_tokens", "compare_tokens", "merge_tree",
-    "token_explorer",
+    "train_codepoint_bpe", "train_unigram", "train_wordpiece", "show_tokens",
+    "compare_tokens", "merge_tree", "token_explorer",
 ]
 
 
