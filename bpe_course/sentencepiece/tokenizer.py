@@ -47,12 +47,14 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import random
 from importlib import resources
 from pathlib import Path
 
 from .model_file import BPE, BYTE, CONTROL, MODEL_TYPES, NORMAL, UNKNOWN, UNUSED, USER_DEFINED
 from .model_file import SpmModel, read_model
 from .normalizer import SPACE, Normalizer
+from ..dropout import check_dropout
 from ..text import check_text
 
 MISTRAL_V1 = "mistral_tokenizer.model.v1"
@@ -230,11 +232,31 @@ class SentencePieceBPE(SentencePieceTokenizer):
     def segment(self, normalized: str) -> list[tuple[str, int]]:
         return [(piece, self.piece_to_id(piece)) for piece in self.bpe(normalized)]
 
-    def bpe(self, normalized: str) -> list[str]:
+    def encode(self, text: str, out_type: type = int, enable_sampling: bool = False,
+               alpha: float = 0.1, rng: random.Random | None = None) -> list:
+        """Ids (or pieces) of `text`, equal to `sentencepiece`'s `encode`.
+
+        With `enable_sampling`, BPE-dropout (see `bpe_course.dropout`): as in the library,
+        `alpha` is the probability of skipping a merge. The library's loop differs a little
+        from the paper's: a merge taken off the agenda is skipped with probability `alpha`
+        and *dropped from the agenda* (it comes back only if a neighbour's merge makes the
+        pair anew), where the paper draws again at every step. This does as the library
+        does; `rng` is a `random.Random` (a fresh unseeded one by default)."""
+        if not enable_sampling:
+            return super().encode(text, out_type)
+        if out_type not in (int, str):
+            raise ValueError("out_type must be int or str")
+        rng = check_dropout(alpha, rng)
+        pieces = self.bpe(self.normalize(text), alpha, rng)
+        return self._finish([(piece, self.piece_to_id(piece)) for piece in pieces], out_type)
+
+    def bpe(self, normalized: str, dropout: float = 0.0,
+            rng: random.Random | None = None) -> list[str]:
         """Step 2: merge code points into pieces, best score first, leftmost on a tie.
 
         A user-defined piece is one frozen symbol from the start: never merged with its
-        neighbours (the library's `PrefixMatcher`, longest first)."""
+        neighbours (the library's `PrefixMatcher`, longest first). With `dropout`, each
+        merge taken off the agenda is skipped with that probability (drawing from `rng`)."""
         symbols, frozen = [], []
         lengths = sorted({len(p) for p in self.user_defined}, reverse=True)
         user = set(self.user_defined)
@@ -265,6 +287,8 @@ class SentencePieceBPE(SentencePieceTokenizer):
             if not symbols[left] or not symbols[right] or \
                     len(symbols[left]) + len(symbols[right]) != size:
                 continue                          # stale: a side has changed since
+            if dropout and rng.random() < dropout:
+                continue                          # BPE-dropout: skip this merge
             symbols[left] += symbols[right]
             symbols[right] = ""
             nxt[left] = nxt[right]
