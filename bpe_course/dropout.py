@@ -22,8 +22,7 @@ The paper's algorithm (its Algorithm 1), which `merge_with_dropout` follows step
 So a pair dropped at one step may be applied at the next (a fresh draw every step), and
 the loop ends the first time every applicable merge is dropped, even if merges remain.
 
-`BasicTokenizer.encode`, `RegexTokenizer.encode` and `encode_ordinary` take `dropout=p`
-and `rng=`; chunks (pre-tokens) are encoded one by one, each with fresh draws, and special
+`BasicTokenizer.encode` and `RegexTokenizer.encode` take `dropout=p` and `rng=`; chunks (pre-tokens) are encoded one by one, each with fresh draws, and special
 tokens are never split. SentencePiece's BPE has it too, as the library spells it:
 `SentencePieceBPE.encode(text, enable_sampling=True, alpha=p)`, with the library's variant
 of the loop (a skipped merge leaves its agenda; see there).

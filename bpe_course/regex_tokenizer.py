@@ -168,22 +168,15 @@ class RegexTokenizer(Tokenizer):
         self.vocab = self._build_vocab()
 
     # -- encoding --------------------------------------------------------------
-    def encode_ordinary(self, text: str, *, dropout: float = 0.0,
-                        rng: random.Random | None = None) -> list[int]:
+    def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating any special-token strings as ordinary text.
 
         Real text repeats its chunks (" the", ",", "\n\n") over and over, so
         each distinct chunk is encoded once and then looked up in a cache.
         The split itself is `self.compiled_pattern.findall(text)`, done
         faster by `split_pretokens` for the three GPT patterns.
-
-        With `dropout` > 0 (BPE-dropout, see `bpe_course.dropout`) every chunk is
-        encoded afresh, each applicable merge skipped with that probability, drawing
-        from `rng`; merges still never cross a chunk.
         """
         check_text(text)
-        if dropout:
-            return self._encode_with_dropout(text, dropout, check_dropout(dropout, rng))
         chunks = split_pretokens(text, self.compiled_pattern)
         cache = self._cache
         new_chunks = set(chunks).difference(cache)
@@ -203,6 +196,9 @@ class RegexTokenizer(Tokenizer):
         return ids
 
     def _encode_with_dropout(self, text: str, dropout: float, rng) -> list[int]:
+        """`encode_ordinary` with BPE-dropout (see `bpe_course.dropout`): every chunk is
+        encoded afresh, not looked up in the cache, each applicable merge skipped with
+        probability `dropout`; merges still never cross a chunk."""
         text = fix_surrogates(text)             # as encode_ordinary does for lone surrogates
         ids: list[int] = []
         for chunk in split_pretokens(text, self.compiled_pattern):
@@ -216,23 +212,30 @@ class RegexTokenizer(Tokenizer):
 
         See `bpe_course.special` for the modes, and for `disallowed_special`,
         which means what it means in tiktoken. The default refuses text that
-        contains a registered special token, as tiktoken does. `dropout` and
-        `rng`: BPE-dropout, as in `encode_ordinary` (special tokens are never split).
+        contains a registered special token, as tiktoken does.
+
+        With `dropout` > 0, BPE-dropout (see `bpe_course.dropout`): each applicable merge
+        is skipped with that probability at every step, drawing from `rng` (a
+        `random.Random`); special tokens are never split.
         """
         check_text(text)
+        encode_ordinary = self.encode_ordinary
         if dropout:
             rng = check_dropout(dropout, rng)
+
+            def encode_ordinary(part: str) -> list[int]:
+                return self._encode_with_dropout(part, dropout, rng)
         allowed = resolve_allowed(allowed_special, self.special_tokens)
         check_disallowed(text, resolve_disallowed(disallowed_special, allowed_special,
                                                   allowed, self.special_tokens))
         if not allowed:
-            return self.encode_ordinary(text, dropout=dropout, rng=rng)
+            return encode_ordinary(text)
         ids: list[int] = []
         for part in split_special(text, allowed):
             if part in allowed:
                 ids.append(self.special_tokens[part])
             else:
-                ids.extend(self.encode_ordinary(part, dropout=dropout, rng=rng))
+                ids.extend(encode_ordinary(part))
         return ids
 
     def encode_iterable(self, iterable, allowed_special="none_raise", disallowed_special="all"):
