@@ -21,6 +21,10 @@ The paper's algorithm (its Algorithm 1), which `merge_with_dropout` follows step
 
 So a pair dropped at one step may be applied at the next (a fresh draw every step), and
 the loop ends the first time every applicable merge is dropped, even if merges remain.
+The authors' own code (`subword-nmt`'s `apply_bpe.py --dropout`) differs in one detail:
+it applies the chosen merge at *every* surviving occurrence of that pair in one step,
+where this applies one occurrence per step, as Algorithm 1 reads and as the course's
+`encode` does; the two agree whenever the pair occurs once in the word.
 
 `BasicTokenizer.encode` and `RegexTokenizer.encode` take `dropout=p` and `rng=`; chunks (pre-tokens) are encoded one by one, each with fresh draws, and special
 tokens are never split. SentencePiece's BPE has it too, as the library spells it:
