@@ -74,6 +74,7 @@ from .model_file import CONTROL, NORMAL, NORMALIZER, TRAINER, UNIGRAM, UNKNOWN, 
 from .model_file import with_defaults, write_model
 from .normalizer import SPACE, Normalizer
 from .trainer import kept_characters
+from .unigram import log_sum_exp
 
 RARE = "\u2585"                 # what a rare character becomes (SentencePiece's kUNKChar)
 END = ""                        # the symbol after the last character of a word
@@ -187,15 +188,6 @@ def seed_pieces(words: Counter, chars: Counter, kept: list[str], rules: PieceRul
 
 # -- 3. the E-step ---------------------------------------------------------------------------
 
-def log_add(x: float, y: float) -> float:
-    """log(exp(x) + exp(y)) without overflow."""
-    if x < y:
-        x, y = y, x
-    if y == -math.inf or x - y > 50:
-        return x
-    return x + math.log1p(math.exp(y - x))
-
-
 class Lattices:
     """Every word's candidate pieces (its valid substrings), computed once; `nodes` keeps
     those in the current vocabulary, with an `<unk>` node where no character piece starts."""
@@ -234,16 +226,17 @@ def expected_counts(lattices: Lattices, index: dict[str, int], scores: list[floa
         n, count = len(word), lattices.counts[k]
         nodes = lattices.nodes(k, index)
         node_score = [scores[i] if i >= 0 else unk for _, _, i in nodes]
-        # alpha[p]: log of the summed probability of every path from 0 to position p
+        # alpha[p]: log of the summed probability of every path from 0 to position p (every
+        # position is reached: a one-character piece or an <unk> node starts at each)
         alpha = [-math.inf] * (n + 1)
         alpha[0] = 0.0
         for (s, e, _), score in zip(nodes, node_score):       # nodes come by start
-            alpha[e] = log_add(alpha[e], alpha[s] + score)
+            alpha[e] = log_sum_exp(alpha[e], alpha[s] + score)
         # beta[p]: the same from p to the end
         beta = [-math.inf] * (n + 1)
         beta[n] = 0.0
         for (s, e, _), score in zip(reversed(nodes), reversed(node_score)):
-            beta[s] = log_add(beta[s], score + beta[e])
+            beta[s] = log_sum_exp(beta[s], score + beta[e])
         z = alpha[n]
         for (s, e, i), score in zip(nodes, node_score):
             if i >= 0:
