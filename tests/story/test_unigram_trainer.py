@@ -128,3 +128,18 @@ def test_training_is_deterministic_and_refuses_bad_input():
         train_unigram(text, 10)
     with pytest.raises(ValueError, match="too high"):
         train_unigram("low lower lowest", 100)
+
+
+def test_pruning_keeps_characters_and_drops_pieces_that_split_anyway():
+    from bpe_course.sentencepiece.unigram_trainer import prune
+    words = {"▁ab": 5, "▁abab": 3, "▁ba": 1}
+    pieces = [("▁", -2.0), ("a", -2.0), ("b", -2.0), ("ab", -1.0), ("▁ab", -2.5),
+              ("ba", -9.0)]
+    # "ba" (-9) is best read as "b" "a" (-4): dropped whatever its loss; the characters
+    # have no alternative and stay; of "ab" and "▁ab", the one whose loss is smaller goes.
+    # Viterbi counts: ▁ab 8, ab 3, ▁ a b 1 each (14). Removing "ab" (in 3 of 9 words):
+    # 3/9 * (log(3/14) - 2 log(4/17)) = 0.45; removing "▁ab" (8 of 9 words, read ▁ + ab):
+    # 8/9 * (log(8/14) - log(9/22) - log(11/22)) = 0.91, so "▁ab" stays
+    kept = prune(pieces, Lattices(words, PieceRules(16, False)), PieceRules(16, False),
+                 keep_at_least=4, shrinking_factor=0.5)
+    assert [p for p, _ in kept] == ["▁", "a", "b", "▁ab"]
