@@ -17,8 +17,9 @@ character keeps its span in the original text. They are the ones a `tokenizer.js
 >>> s.normalized, s.original_span(1, 2)
 ('hello', (1, 2))
 
-Subtle: where Unicode's forms compose or reorder several characters, `tokenizers` gives
-the result the span of the first; so does `Unicode` here.
+Subtle: where Unicode's forms compose several characters into one, `tokenizers` gives it
+the span of the first; so does `Unicode` here. And `tokenizers`' Unicode is 12.0, older
+than Python's: the characters it does not decompose yet are in `unicode_tables`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..wordpiece.categories import MARK_NONSPACING, is_in
 from ..wordpiece.normalizer import (LOWERCASE_NEWER, NFD_OLDER, WHITESPACE, is_cjk,
                                     is_control)
 from .normalized import NormalizedString, regex_matches
+from .unicode_tables import COMBINING_MARKS, NOT_DECOMPOSED
 
 
 def lower(char: str) -> str:
@@ -40,10 +42,25 @@ def lower(char: str) -> str:
     return chr(code) if code is not None else char.lower()
 
 
+def _is_older(form: str, char: str) -> bool:
+    """Whether `tokenizers` (Unicode 12.0) leaves `char` alone where Python changes it."""
+    if form in ("NFKC", "NFKD"):
+        return is_in(NOT_DECOMPOSED, char)
+    return form == "NFD" and char in NFD_OLDER
+
+
 def _normal_form(form: str, text: str) -> str:
-    if form in ("NFD", "NFKD") and NFD_OLDER.intersection(text):
-        return "".join(c if c in NFD_OLDER else unicodedata.normalize(form, c) for c in text)
-    return unicodedata.normalize(form, text)
+    """Python's normal form of `text`, but keeping what `tokenizers`' older Unicode keeps."""
+    if not any(_is_older(form, c) for c in text if ord(c) > 0x3000):
+        return unicodedata.normalize(form, text)
+    out, run = [], []           # normalize the runs between the characters kept as they are
+    for c in text:
+        if _is_older(form, c):
+            out.append(unicodedata.normalize(form, "".join(run)) + c)
+            run = []
+        else:
+            run.append(c)
+    return "".join(out) + unicodedata.normalize(form, "".join(run))
 
 
 class Unicode:
@@ -98,10 +115,10 @@ class Lowercase:
 
 
 class StripAccents:
-    """Drop every combining mark (Unicode's M categories)."""
+    """Drop every combining mark (Unicode's M categories, in `tokenizers`' Unicode 12.0)."""
 
     def __call__(self, s: NormalizedString) -> None:
-        s.filter(lambda c: not unicodedata.category(c).startswith("M"))
+        s.filter(lambda c: not is_in(COMBINING_MARKS, c))
 
 
 class Strip:
