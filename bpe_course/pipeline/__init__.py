@@ -8,16 +8,19 @@ which characters of the ORIGINAL text it came from (its offsets), through every 
 steps made: that is what `normalized` teaches.
 
 - `normalized`: a string with its alignment to the original text, the key to offsets
+- `unicode_tables`: where `tokenizers`' Unicode (12.0) and Python's differ
 - `normalizers`: NFC/NFD/NFKC/NFKD, Lowercase, Strip, StripAccents, Replace, Prepend,
   Precompiled (SentencePiece), BertNormalizer, Sequence
-- `pretokenizers`: ByteLevel, Whitespace, WhitespaceSplit, Metaspace, Split, Digits,
-  Punctuation, BertPreTokenizer, Sequence
-- `models`: BPE (with its options), WordPiece, Unigram, over the course's encoders
-- `processors`: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel
+- `pretokenizers`: ByteLevel, Whitespace, WhitespaceSplit, Metaspace, Split,
+  CharDelimiterSplit, Digits, Punctuation, BertPreTokenizer, Sequence
+- `models`: BPE (with its options), WordPiece, Unigram, WordLevel, over the course's encoders
+- `processors`: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence
 - `decoders`: ByteLevel, WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip,
   Replace, Sequence
+- `tokenizer`: the `Pipeline` itself: added tokens first, then the steps in order;
+  `encode`, `encode_with_offsets` (an `Encoding`: ids, tokens, offsets) and `decode`
 - `tokenizer_json`: `load_tokenizer_json`, reading a file into a `Pipeline` whose
-  `encode`, `encode_with_offsets` and `decode` equal `tokenizers`'
+  results equal `tokenizers`'
 
 >>> import json, tempfile, pathlib
 >>> spec = {"model": {"type": "WordPiece", "unk_token": "[UNK]",
@@ -34,6 +37,7 @@ steps made: that is what `normalized` teaches.
 'unaffable'
 """
 
-from .tokenizer_json import Encoding, Pipeline, load_tokenizer_json
+from .tokenizer import Encoding, Pipeline
+from .tokenizer_json import load_tokenizer_json
 
 __all__ = ["Encoding", "Pipeline", "load_tokenizer_json"]

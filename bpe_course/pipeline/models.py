@@ -12,6 +12,7 @@ offsets in characters of `word`; `id_to_token` and `token_to_id` look ids up.
 - `WordPiece`: greedy longest-match-first (`wordpiece.WordPiece` does the matching).
 - `Unigram`: the best-scoring segmentation (Viterbi), as `tokenizers` scores it: in
   64-bit floats, unknown characters at the lowest score minus 10, runs of unknowns fused.
+- `WordLevel`: no model at all, one word one token (or the unknown token).
 
 >>> bpe = BPE({"a": 0, "b": 1, "ab": 2, "abb": 3}, [("a", "b"), ("ab", "b")])
 >>> bpe.tokenize("abbab")
@@ -201,3 +202,25 @@ class Unigram:
                 i = self.unk_id
             out.append((i, piece, span))
         return out
+
+
+class WordLevel:
+    """Each word is a token of the vocabulary, or the unknown token."""
+
+    def __init__(self, vocab: dict[str, int], unk_token: str = "<unk>"):
+        self.vocab, self.inverse = vocab, {i: t for t, i in vocab.items()}
+        self.unk_token = unk_token
+
+    def id_to_token(self, i: int) -> str | None:
+        return self.inverse.get(i)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def tokenize(self, word: str):
+        if word in self.vocab:
+            return [(self.vocab[word], word, (0, len(word)))]
+        if self.unk_token not in self.vocab:
+            raise ValueError(f"{word!r} is not in the vocabulary and the unknown token "
+                             f"{self.unk_token!r} is not either")
+        return [(self.vocab[self.unk_token], self.unk_token, (0, len(word)))]

@@ -9,8 +9,8 @@ MergedWithNext or Contiguous (`NormalizedString.split`).
 
 The ones a `tokenizer.json` names: `ByteLevel` (GPT-2: its regex, then every byte as a
 printable character), `Whitespace` (`\\w+|[^\\w\\s]+`), `WhitespaceSplit`, `Metaspace`
-(SentencePiece's "▁"), `Split` (any pattern), `Digits`, `Punctuation`,
-`BertPreTokenizer`, and `Sequence`.
+(SentencePiece's "▁"), `Split` (any pattern), `CharDelimiterSplit`, `Digits`,
+`Punctuation`, `BertPreTokenizer`, and `Sequence`.
 
 >>> from .normalized import NormalizedString
 >>> pieces = [Split(NormalizedString("Hello, world!"))]
@@ -106,6 +106,17 @@ class WhitespaceSplit:
     def __call__(self, splits):
         return split_each(splits, lambda s: s.split(char_matches(s.normalized, is_whitespace),
                                                     "Removed"))
+
+
+class CharDelimiterSplit:
+    """Split at one character, which is dropped."""
+
+    def __init__(self, delimiter: str):
+        self.delimiter = delimiter
+
+    def __call__(self, splits):
+        return split_each(splits, lambda s: s.split(
+            char_matches(s.normalized, lambda c: c == self.delimiter), "Removed"))
 
 
 class BertPreTokenizer:

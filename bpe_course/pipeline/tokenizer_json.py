@@ -1,165 +1,30 @@
-"""Reading a `tokenizer.json` into a pipeline, and running it: `load_tokenizer_json`.
+"""Reading a `tokenizer.json` into a `Pipeline`: `load_tokenizer_json`.
 
-`Pipeline.encode_with_offsets(text)` runs the five steps as `tokenizers` does:
+The file names each step by its `type` and gives its options; each reader below turns
+one step into the course's object (`normalizers`, `pretokenizers`, `models`,
+`processors`, `decoders`). A component or an option the course cannot reproduce exactly
+is a ValueError naming it, never a tokenizer that gives other ids: BPE-dropout (random),
+truncation and padding (several texts at once), and the steps the course has not built
+(for example the `CTC` decoder, the `UnicodeScripts` pre-tokenizer).
 
-1. **added tokens** are found first: those marked `normalized: false` in the original
-   text, the others in the normalized text; the text between them goes on;
-2. the **normalizer** changes each remaining piece (`normalizers`);
-3. the **pre-tokenizer** cuts it into words (`pretokenizers`);
-4. the **model** cuts each word into tokens (`models`);
-5. the **post-processor** adds special tokens around them (`processors`).
-
-Every token carries its span in the ORIGINAL text (`normalized`), which is what
-`tokenizers`' `offsets` are. `decode(ids)` maps ids to tokens (special added tokens left
-out) and runs the **decoder** (`decoders`).
-
-A component or an option the course cannot reproduce exactly is a ValueError naming it,
-never a tokenizer that gives other ids.
+>>> read_decoder({"type": "Sequence", "decoders": [{"type": "Fuse"}]})(["a", "b"])
+['ab']
+>>> read_decoder({"type": "CTC"})
+Traceback (most recent call last):
+...
+ValueError: unsupported decoder: {"type": "CTC"}; the course cannot reproduce it exactly
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import regex
 
 from . import decoders, models, normalizers, pretokenizers, processors
-from .normalized import NormalizedString
-from .pretokenizers import Split
-
-
-@dataclass
-class Encoding:
-    """What `encode_with_offsets` returns: ids, token strings and character offsets into
-    the original text, as `tokenizers`' `Encoding` has them."""
-    ids: list[int]
-    tokens: list[str]
-    offsets: list[tuple[int, int]]
-
-
-@dataclass
-class AddedToken:
-    content: str
-    id: int
-    special: bool = False
-    normalized: bool = True
-    single_word: bool = False
-    lstrip: bool = False
-    rstrip: bool = False
-
-
-class Pipeline:
-    """A tokenizer as a `tokenizer.json` describes it: normalizer, pre-tokenizer, model,
-    post-processor and decoder, with added tokens matched before them all."""
-
-    def __init__(self, model, normalizer=None, pre_tokenizer=None, post_processor=None,
-                 decoder=None, added_tokens=()):
-        self.model, self.normalizer, self.pre_tokenizer = model, normalizer, pre_tokenizer
-        self.post_processor, self.decoder = post_processor, decoder
-        self.added_tokens = list(added_tokens)
-        self.added_by_id = {t.id: t for t in self.added_tokens}
-        raw = {t.content: t for t in self.added_tokens if not t.normalized}
-        normal = {}
-        # how decoding writes an added token: a normalized one in its normalized form
-        self.written = {t.id: t.content for t in self.added_tokens}
-        for t in self.added_tokens:        # a normalized token is looked for normalized
-            if t.normalized:
-                form = t.content
-                if normalizer is not None:
-                    s = NormalizedString(t.content)
-                    normalizer(s)
-                    form = s.normalized
-                normal[form] = t
-                self.written[t.id] = form
-        self._raw, self._normal = raw, normal
-        self._raw_re, self._normal_re = _alternatives(raw), _alternatives(normal)
-
-    # -- encoding ---------------------------------------------------------------------
-    def _split_added(self, splits: list[Split], table, pattern) -> list[Split]:
-        if pattern is None:
-            return splits
-        out = []
-        for split in splits:
-            if split.tokens is not None:
-                out.append(split)
-                continue
-            s, last = split.normalized, 0
-            for m in pattern.finditer(s.normalized):
-                if last < m.start():
-                    out.append(Split(s.slice(last, m.start())))
-                piece = s.slice(m.start(), m.end())
-                token = table[m.group()]
-                out.append(Split(piece, [(token.id, piece.normalized,
-                                          (0, len(piece.normalized)))]))
-                last = m.end()
-            if last < len(s.normalized) or not s.normalized:
-                out.append(Split(s.slice(last, len(s.normalized))))
-        return [split for split in out if split.normalized.normalized]
-
-    def encode_with_offsets(self, text: str) -> Encoding:
-        """Ids, tokens and offsets (in characters of `text`), equal to `tokenizers`'
-        `encode(text)` with `add_special_tokens=True`."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, not {type(text).__name__}")
-        splits = self._split_added([Split(NormalizedString(text))], self._raw, self._raw_re)
-        for split in splits:
-            if split.tokens is None and self.normalizer is not None:
-                self.normalizer(split.normalized)
-        splits = self._split_added(splits, self._normal, self._normal_re)
-        if self.pre_tokenizer is not None:
-            splits = self.pre_tokenizer(splits)
-        found = []
-        for split in splits:
-            s = split.normalized
-            tokens = split.tokens if split.tokens is not None else self.model.tokenize(
-                s.normalized)
-            found.extend((i, token, s.original_span(a, b)) for i, token, (a, b) in tokens)
-        if self.post_processor is not None:
-            found = self.post_processor(found)
-        return Encoding([i for i, _, _ in found], [t for _, t, _ in found],
-                        [span for _, _, span in found])
-
-    def encode(self, text: str, allowed_special="all") -> list[int]:
-        """The ids of `text`, equal to `tokenizers`' `encode(text).ids`.
-
-        The file's added tokens are always matched, as `tokenizers` does; `allowed_special`
-        only accepts "all", so that code written for a `RegexTokenizer` runs unchanged."""
-        if allowed_special != "all":
-            raise ValueError("a tokenizer.json pipeline always matches its added tokens, as "
-                             "tokenizers does: allowed_special can only be 'all'")
-        return self.encode_with_offsets(text).ids
-
-    # -- decoding ---------------------------------------------------------------------
-    def id_to_token(self, i: int) -> str | None:
-        if i in self.written:
-            return self.written[i]
-        return self.model.id_to_token(i)
-
-    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
-        """The text of `ids`, equal to `tokenizers`' `decode` (special tokens skipped by
-        default; ids it does not know are skipped too).
-
-        Subtle: an added token marked `normalized` is written in its normalized form (the
-        decoder expects what the model saw), and it counts as special only if that form is
-        a special token's content, as in `tokenizers`."""
-        specials = {t.content for t in self.added_tokens if t.special}
-        tokens = [t for t in map(self.id_to_token, ids)
-                  if t is not None and not (skip_special_tokens and t in specials)]
-        if self.decoder is None:
-            return " ".join(tokens)
-        return "".join(self.decoder(tokens))
-
-
-def _alternatives(table: dict):
-    """One regex matching any of the strings, the longest at the leftmost position
-    (the Aho-Corasick automaton `tokenizers` builds, leftmost-longest)."""
-    if not table:
-        return None
-    ordered = sorted(table, key=len, reverse=True)
-    return regex.compile("|".join(regex.escape(t) for t in ordered))
+from .tokenizer import AddedToken, Pipeline
 
 
 # -- reading the file ----------------------------------------------------------------
@@ -236,6 +101,8 @@ def read_pre_tokenizer(step):
         return pretokenizers.WhitespaceSplit()
     if kind == "BertPreTokenizer":
         return pretokenizers.BertPreTokenizer()
+    if kind == "CharDelimiterSplit":
+        return pretokenizers.CharDelimiterSplit(step["delimiter"])
     if kind == "Metaspace":
         _check_keys(step, {"replacement", "prepend_scheme", "split", "str_rep",
                            "add_prefix_space"}, "pre_tokenizer")
@@ -287,6 +154,8 @@ def read_model(model):
                           model.get("continuing_subword_prefix"),
                           model.get("end_of_word_suffix"), bool(model.get("fuse_unk")),
                           bool(model.get("byte_fallback")), bool(model.get("ignore_merges")))
+    if kind == "WordLevel":
+        return models.WordLevel(model["vocab"], model.get("unk_token", "<unk>"))
     if kind == "WordPiece":
         return models.WordPiece(model["vocab"], model.get("unk_token", "[UNK]"),
                                 model.get("continuing_subword_prefix", "##"),
@@ -377,10 +246,10 @@ def read_added_tokens(entries) -> list[AddedToken]:
         if not (isinstance(entry, dict) and isinstance(entry.get("content"), str)
                 and isinstance(entry.get("id"), int)):
             raise ValueError(f"added_tokens[{n}] needs a 'content' string and an int 'id'")
-        if any(entry.get(k) for k in ("single_word", "lstrip", "rstrip")):
-            raise _unsupported("added token option (single_word, lstrip or rstrip)", entry)
         out.append(AddedToken(entry["content"], entry["id"], bool(entry.get("special")),
-                              bool(entry.get("normalized", True))))
+                              bool(entry.get("normalized", True)),
+                              bool(entry.get("single_word")), bool(entry.get("lstrip")),
+                              bool(entry.get("rstrip"))))
     return out
 
 
