@@ -10,13 +10,13 @@ steps made: that is what `normalized` teaches.
 - `normalized`: a string with its alignment to the original text, the key to offsets
 - `unicode_tables`: where `tokenizers`' Unicode (12.0) and Python's differ
 - `normalizers`: NFC/NFD/NFKC/NFKD, Lowercase, Strip, StripAccents, Replace, Prepend,
-  Precompiled (SentencePiece), BertNormalizer, Sequence
+  Precompiled and Nmt (SentencePiece), ByteLevel, BertNormalizer, Sequence
 - `pretokenizers`: ByteLevel, Whitespace, WhitespaceSplit, Metaspace, Split,
-  CharDelimiterSplit, Digits, Punctuation, BertPreTokenizer, Sequence
+  CharDelimiterSplit, FixedLength, Digits, Punctuation, BertPreTokenizer, Sequence
 - `models`: BPE (with its options), WordPiece, Unigram, WordLevel, over the course's encoders
 - `processors`: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence
-- `decoders`: ByteLevel, WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip,
-  Replace, Sequence
+- `decoders`: ByteLevel, WordPiece, Metaspace, BPEDecoder, ByteFallback, CTC, Fuse,
+  Strip, Replace, Sequence
 - `tokenizer`: the `Pipeline` itself: added tokens first, then the steps in order;
   `encode`, `encode_with_offsets` (an `Encoding`: ids, tokens, offsets) and `decode`
 - `tokenizer_json`: `load_tokenizer_json`, reading a file into a `Pipeline` whose

@@ -9,6 +9,8 @@ undoes one convention:
 - `Metaspace`: "▁" back to a space (the first token's dropped when one was prepended);
 - `BPEDecoder`: the end-of-word suffix ("</w>") becomes a space (nothing at the end);
 - `ByteFallback`: runs of `<0xE2><0x82><0xAC>` back to their UTF-8 text ("€");
+- `CTC`: a speech model's output: repeats collapsed, the pad token dropped, the word
+  delimiter a space;
 - `Fuse` (all into one), `Strip` (n copies of a character off each end),
   `Replace` (a pattern by a string), and `Sequence`.
 
@@ -97,6 +99,23 @@ class ByteFallback:
             flush()
             out.append(token)
         flush()
+        return out
+
+
+class CTC:
+    def __init__(self, pad_token="<pad>", word_delimiter_token="|", cleanup=True):
+        self.pad, self.delimiter, self.cleanup = pad_token, word_delimiter_token, cleanup
+
+    def __call__(self, tokens):
+        out = []
+        for n, token in enumerate(tokens):
+            if n and token == tokens[n - 1]:        # repeats collapse into one
+                continue
+            token = token.replace(self.pad, "")
+            if self.cleanup:
+                token = cleanup(token).replace(self.delimiter, " ")
+            if token:
+                out.append(token)
         return out
 
 

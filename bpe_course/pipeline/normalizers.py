@@ -7,7 +7,11 @@ character keeps its span in the original text. They are the ones a `tokenizer.js
 - `Lowercase` (one character at a time, as Rust's `char::to_lowercase`), `StripAccents`
   (drop the combining marks, usually after NFD), `Strip` (whitespace at either end);
 - `Replace` (a literal string or a regex, by a string), `Prepend` (a string in front);
-- `Precompiled`: SentencePiece's compiled rule table (`sentencepiece.normalizer`);
+- `Precompiled`: SentencePiece's compiled rule table (`sentencepiece.normalizer`), and
+  `Nmt`, the fixed part of SentencePiece's `nmt_nfkc` (control characters dropped, other
+  spaces made plain);
+- `ByteLevel`: each byte written as one printable character (GPT-2's map), as the
+  ByteLevel pre-tokenizer does;
 - `BertNormalizer`: BERT's four steps (`wordpiece.normalizer`);
 - `Sequence`: several, in order.
 
@@ -28,6 +32,7 @@ import unicodedata
 
 import regex
 
+from ..openai.byte_map import BYTE_TO_CHAR
 from ..sentencepiece.normalizer import CharsMap, _offset
 from ..wordpiece.categories import MARK_NONSPACING, is_in
 from ..wordpiece.normalizer import (LOWERCASE_NEWER, NFD_OLDER, WHITESPACE, is_cjk,
@@ -203,6 +208,24 @@ def _replace(dest: list, old: str, new: str) -> None:
             dest[k] = (dest[k][0], 1)
     elif diff < 0 and dest:
         dest[-1] = (dest[-1][0], dest[-1][1] + diff)
+
+
+# Nmt: ASCII control characters it drops, and characters it makes a plain space
+NMT_DROP = frozenset(map(chr, [*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F]))
+NMT_SPACE = frozenset("\t\n\x0c\r\u1680\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
+                      "\u2581\ufeff\ufffd")
+
+
+class Nmt:
+    def __call__(self, s: NormalizedString) -> None:
+        s.filter(lambda c: c not in NMT_DROP)
+        s.transform((" " if c in NMT_SPACE else c, 0) for c in s.normalized)
+
+
+class ByteLevel:
+    def __call__(self, s: NormalizedString) -> None:
+        s.transform((BYTE_TO_CHAR[b], 1 if k else 0) for char in s.normalized
+                    for k, b in enumerate(char.encode("utf-8")))
 
 
 class BertNormalizer:

@@ -9,8 +9,8 @@ MergedWithNext or Contiguous (`NormalizedString.split`).
 
 The ones a `tokenizer.json` names: `ByteLevel` (GPT-2: its regex, then every byte as a
 printable character), `Whitespace` (`\\w+|[^\\w\\s]+`), `WhitespaceSplit`, `Metaspace`
-(SentencePiece's "▁"), `Split` (any pattern), `CharDelimiterSplit`, `Digits`,
-`Punctuation`, `BertPreTokenizer`, and `Sequence`.
+(SentencePiece's "▁"), `Split` (any pattern), `CharDelimiterSplit`, `FixedLength`,
+`Digits`, `Punctuation`, `BertPreTokenizer`, and `Sequence`.
 
 >>> from .normalized import NormalizedString
 >>> pieces = [Split(NormalizedString("Hello, world!"))]
@@ -117,6 +117,19 @@ class CharDelimiterSplit:
     def __call__(self, splits):
         return split_each(splits, lambda s: s.split(
             char_matches(s.normalized, lambda c: c == self.delimiter), "Removed"))
+
+
+class FixedLength:
+    """Pieces of `length` characters (the last one shorter)."""
+
+    def __init__(self, length: int = 5):
+        if not isinstance(length, int) or length < 1:
+            raise ValueError(f"FixedLength needs a length of at least 1, not {length!r}")
+        self.length = length
+
+    def __call__(self, splits):
+        return split_each(splits, lambda s: [s.slice(i, i + self.length)
+                                             for i in range(0, len(s.normalized), self.length)])
 
 
 class BertPreTokenizer:

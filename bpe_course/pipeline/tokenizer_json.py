@@ -5,14 +5,14 @@ one step into the course's object (`normalizers`, `pretokenizers`, `models`,
 `processors`, `decoders`). A component or an option the course cannot reproduce exactly
 is a ValueError naming it, never a tokenizer that gives other ids: BPE-dropout (random),
 truncation and padding (several texts at once), and the steps the course has not built
-(for example the `CTC` decoder, the `UnicodeScripts` pre-tokenizer).
+(the `UnicodeScripts` pre-tokenizer, which needs Unicode's script tables).
 
 >>> read_decoder({"type": "Sequence", "decoders": [{"type": "Fuse"}]})(["a", "b"])
 ['ab']
->>> read_decoder({"type": "CTC"})
+>>> read_pre_tokenizer({"type": "UnicodeScripts"})
 Traceback (most recent call last):
 ...
-ValueError: unsupported decoder: {"type": "CTC"}; the course cannot reproduce it exactly
+ValueError: unsupported pre_tokenizer: {"type": "UnicodeScripts"}; the course cannot reproduce it exactly
 """
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ def read_normalizer(step):
         return normalizers.Unicode(kind)
     if kind == "Lowercase":
         return normalizers.Lowercase()
+    if kind == "Nmt":
+        return normalizers.Nmt()
+    if kind == "ByteLevel":
+        return normalizers.ByteLevel()
     if kind == "StripAccents":
         return normalizers.StripAccents()
     if kind == "Strip":
@@ -101,6 +105,8 @@ def read_pre_tokenizer(step):
         return pretokenizers.WhitespaceSplit()
     if kind == "BertPreTokenizer":
         return pretokenizers.BertPreTokenizer()
+    if kind == "FixedLength":
+        return pretokenizers.FixedLength(step.get("length", 5))
     if kind == "CharDelimiterSplit":
         return pretokenizers.CharDelimiterSplit(step["delimiter"])
     if kind == "Metaspace":
@@ -228,6 +234,9 @@ def read_decoder(step):
         return decoders.ByteFallback()
     if kind == "Fuse":
         return decoders.Fuse()
+    if kind == "CTC":
+        return decoders.CTC(step.get("pad_token", "<pad>"),
+                            step.get("word_delimiter_token", "|"), step.get("cleanup", True))
     if kind == "Strip":
         return decoders.Strip(step["content"], step.get("start", 0), step.get("stop", 0))
     if kind == "Replace":

@@ -31,7 +31,8 @@ EXTRA = ["", " ", "  ", "\t\n", "Hello, World!", "héllo HÉLLO", "ﬁne Ａ ①
          "가나다 abc ᄀ\u1161", "e\u0301\u0301x", "a\x00b\ufffdc\x01d\u200be", "ΣΑΣ ς", "İstanbul",
          "don't U.S.A. $5^2 a+b 12345 3.14", "😀👍🏽 x", "word\u3000word\xa0word\u2009word",
          "  leading and trailing  ", "[NEW]hi [NEW] <s>x</s> <mask>", "naïve NAÏVE Naïve",
-         "<extra> ok<extra>ok", "x" * 120, "a  b   c", "▁a ▁ b"]
+         "<extra> ok<extra>ok", "x" * 120, "a  b   c", "▁a ▁ b", "see the cat  <mask> [R]  x",
+         "the cats the cat. xx x", "it's 1999's", "\r\n\t\x0b\x0c\x1c\x85\u2028\u200b", "##x##"]
 FIXED = list(corpora.HARD_STRINGS) + list(corpora.SAMPLES.values()) + EXTRA
 ADDED = [AddedToken("[NEW]", normalized=False, special=False),
          AddedToken("naïve", normalized=True, special=False)]
@@ -166,6 +167,80 @@ def charsmap(tmp) -> bytes | None:
     return read_model((tmp / "nfkc.model").read_bytes()).normalizer["precompiled_charsmap"]
 
 
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"
+                  r" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def variants(built: dict) -> dict:
+    """More files from the trained ones, each changing some steps: the other options and
+    components, in the shapes real files have them."""
+    def copy(name):
+        return Tokenizer.from_str(built[name].to_str())
+
+    out = {}
+    tok = copy("roberta")                   # RoBERTa's <mask> takes the space before it
+    data = json.loads(tok.to_str())
+    for entry in data["added_tokens"]:
+        if entry["content"] == "<mask>":
+            entry["lstrip"] = True
+    tok = Tokenizer.from_str(json.dumps(data))
+    tok.add_tokens([AddedToken("the cat", single_word=True), AddedToken("[R]", rstrip=True),
+                    AddedToken("x", single_word=True, lstrip=True)])
+    out["roberta_strip"] = tok
+
+    tok = copy("gpt2")                      # Llama 3: a Split regex, then bytes
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(tokenizers.Regex(LLAMA3_PATTERN), "isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.post_processor = processors.Sequence([
+        processors.ByteLevel(trim_offsets=False),
+        processors.TemplateProcessing(single="<|endoftext|> $A",
+                                      special_tokens=[("<|endoftext|>", 0)])])
+    out["llama3"] = tok
+
+    tok = copy("unigram_precompiled")       # T5: WhitespaceSplit, then Metaspace
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
+                                                 pre_tokenizers.Metaspace()])
+    out["t5"] = tok
+
+    tok = copy("unigram_nfkc")              # Metaspace before the first piece only, unsplit
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first", split=False)
+    tok.decoder = decoders.Metaspace(prepend_scheme="first")
+    tok.normalizer = normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC()])
+    out["metaspace_first"] = tok
+
+    tok = copy("bert_template")             # each of BERT's switches off
+    tok.normalizer = normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False,
+                                                strip_accents=False, lowercase=False)
+    tok.decoder = decoders.WordPiece(cleanup=False)
+    tok.post_processor = None
+    out["bert_switches_off"] = tok
+
+    tok = copy("bpe_affixes")               # other normalizers, decoders, a template
+    tok.normalizer = normalizers.Sequence([
+        normalizers.NFC(), normalizers.Strip(left=False, right=True),
+        normalizers.Replace(tokenizers.Regex("[0-9]+"), "#"), normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.CharDelimiterSplit(" "), pre_tokenizers.Punctuation("merged_with_next"),
+        pre_tokenizers.Digits(individual_digits=False)])
+    tok.decoder = decoders.Sequence([decoders.Replace(tokenizers.Regex("#+"), "§"),
+                                     decoders.BPEDecoder()])
+    tok.post_processor = processors.TemplateProcessing(single="[UNK] $A [UNK]",
+                                                       special_tokens=[("[UNK]", 0)])
+    out["bpe_other_steps"] = tok
+
+    data = json.loads(built["split_sequence"].to_str())     # WordLevel, ByteLevel normalizer
+    tok = Tokenizer(models.WordLevel(data["model"]["vocab"], unk_token="<unk>"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFKD(), normalizers.StripAccents(),
+                                           normalizers.ByteLevel()])
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
+                                                 pre_tokenizers.FixedLength(3)])
+    tok.decoder = decoders.CTC(pad_token="<unk>", word_delimiter_token="e")
+    tok.add_tokens(ADDED)
+    out["wordlevel"] = tok
+    return out
+
+
 @pytest.fixture(scope="session")
 def files(tmp_path_factory) -> dict:
     """name -> (the path of a tokenizer.json, the tokenizers Tokenizer read from it)."""
@@ -174,6 +249,7 @@ def files(tmp_path_factory) -> dict:
              "roberta": roberta(), "gpt2": gpt2(), "unigram_precompiled": unigram(charsmap(tmp)),
              "unigram_nfkc": unigram(None), "bpe_affixes": affixes(), "llama": llama(),
              "split_sequence": splits()}
+    built |= variants(built)
     out = {}
     for name, tok in built.items():
         path = tmp / f"{name}.json"
@@ -200,7 +276,8 @@ def assert_same(ref, ours, text: str) -> None:
 
 
 NAMES = ["bert_template", "bert_processing", "roberta", "gpt2", "unigram_precompiled",
-         "unigram_nfkc", "bpe_affixes", "llama", "split_sequence"]
+         "unigram_nfkc", "bpe_affixes", "llama", "split_sequence", "roberta_strip", "llama3",
+         "t5", "metaspace_first", "bert_switches_off", "bpe_other_steps", "wordlevel"]
 
 
 @pytest.mark.parametrize("name", NAMES)
