@@ -21,6 +21,8 @@ offsets in characters of `word`; `id_to_token` and `token_to_id` look ids up.
 
 from __future__ import annotations
 
+import heapq
+
 from ..wordpiece.tokenizer import WordPiece as _WordPiece
 
 
@@ -87,19 +89,43 @@ class BPE:
             return []
         if self.ignore_merges and word in self.vocab:
             return [(self.vocab[word], word, (0, len(word)))]
-        symbols = self.symbols(word)
+        return self.merge_all(self.symbols(word))
+
+    def merge_all(self, symbols: list[list]) -> list[tuple[int, str, tuple[int, int]]]:
+        """Merge the lowest-ranked pair, the leftmost among equals, until none is left.
+
+        As `tokenizers` does it (`Word::merge_all`): a heap of candidate merges
+        `(rank, position, id it makes)` and the symbols as a linked list, so that a long
+        word (a whole text, without a pre-tokenizer) takes n log n steps, not n².
+
+        Subtle: a heap entry is checked when it comes out, and `tokenizers` accepts it if
+        the pair now at its position makes the same id. Two merges can make the same token
+        ("a bc" and "ab c"), so this is not quite "the pair is unchanged"; it is copied."""
+        n = len(symbols)
+        ids = [sym[0] for sym in symbols]
+        ends = [sym[2] for sym in symbols]
+        nxt, prv = list(range(1, n + 1)), list(range(-1, n - 1))
+        alive = [True] * n
         merges = self.merges
-        while len(symbols) > 1:
-            # the lowest-ranked pair, the leftmost among equals (tokenizers' heap order)
-            best = min(((merges[(a[0], b[0])][0], pos) for pos, (a, b) in
-                        enumerate(zip(symbols, symbols[1:])) if (a[0], b[0]) in merges),
-                       default=None)
-            if best is None:
-                break
-            pos = best[1]
-            left, right = symbols[pos], symbols[pos + 1]
-            symbols[pos:pos + 2] = [[merges[(left[0], right[0])][1], left[1], right[2]]]
-        return [(i, self.inverse[i], (start, end)) for i, start, end in symbols]
+        heap = [(merges[pair][0], i, merges[pair][1]) for i, pair in
+                enumerate(zip(ids, ids[1:])) if pair in merges]
+        heapq.heapify(heap)
+        while heap:
+            rank, i, made = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j >= n or merges.get((ids[i], ids[j]), (0, None))[1] != made:
+                continue                        # stale: the pair here has changed
+            ids[i], ends[i], alive[j] = made, ends[j], False
+            nxt[i] = nxt[j]
+            if nxt[j] < n:
+                prv[nxt[j]] = i
+            for left in (prv[i], i):            # the new pairs on each side
+                right = nxt[left] if left >= 0 else n
+                if left >= 0 and right < n and (ids[left], ids[right]) in merges:
+                    r, new = merges[(ids[left], ids[right])]
+                    heapq.heappush(heap, (r, left, new))
+        return [(ids[i], self.inverse[ids[i]], (symbols[i][1], ends[i]))
+                for i in range(n) if alive[i]]
 
 
 class WordPiece:

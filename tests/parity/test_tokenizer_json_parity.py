@@ -294,7 +294,7 @@ OWN = st.sampled_from(["[NEW]", "naïve", "NAÏVE", "<s>", "</s>", "<mask>", "<e
                        "?!", "...", "-", "--", "it's", "don't", "  ", " ", "\n\n", "x"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 @pytest.mark.parametrize("name", NAMES)
 def test_text_in_many_scripts(pairs, many_scripts, name, data):
@@ -307,3 +307,46 @@ def assigned(text: str) -> str:
     """`text` without the characters Python's Unicode has not assigned (category Cn): the
     regex engines on either side know different Unicode versions, and disagree on them."""
     return "".join(c for c in text if unicodedata.category(c) != "Cn")
+
+
+PROSE = corpora.prose()
+# every 20th line of the prose (the files were trained on its first 60,000 characters only),
+# a 10,000-character stretch in one call, and Python code
+REAL = PROSE.splitlines()[::20] + [PROSE[200_000:210_000], corpora.python_code(200_000)[:6_000]]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_prose_and_code(pairs, name):
+    ref, ours = pairs[name]
+    for text in REAL:
+        assert_same(ref, ours, text)
+
+
+WORDS = st.lists(st.sampled_from(PROSE[:5000].split() + [" ", "  ", "\n", "\t", "'s", "123",
+                                                         "É", "ï", "ß", "﹏", "ﬁ"]),
+                 max_size=12).map(" ".join)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=WORDS)
+@pytest.mark.parametrize("name", NAMES)
+def test_prose_words_in_any_order(pairs, name, text):
+    ref, ours = pairs[name]
+    assert_same(ref, ours, text)
+
+
+@pytest.fixture(scope="module")
+def same_token_twice(tmp_path_factory):
+    """A BPE whose merges "a bc" and "ab c" both make "abc" (trainers can learn both)."""
+    vocab = {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5, "ca": 6, "cab": 7}
+    merges = [("b", "c"), ("c", "a"), ("a", "b"), ("c", "ab"), ("ab", "c"), ("a", "bc")]
+    path = tmp_path_factory.mktemp("same_token") / "tokenizer.json"
+    Tokenizer(models.BPE(vocab, merges)).save(str(path))
+    return Tokenizer.from_file(str(path)), load_tokenizer_json(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(st.sampled_from("abc"), max_size=14))
+def test_two_merges_that_make_the_same_token(same_token_twice, text):
+    ref, ours = same_token_twice
+    assert_same(ref, ours, text)
