@@ -57,31 +57,52 @@ class BPE:
         return self.vocab.get(token)
 
     def symbols(self, word: str) -> list[list]:
-        """The word's starting symbols `[id, start, end]`: one per character (with the
-        prefix inside the word and the suffix at its end), or its bytes, or unknown."""
-        out, unk_id = [], self.vocab.get(self.unk_token) if self.unk_token else None
-        previous_unknown = False
+        """The word's starting symbols `[id, start, end]`, in UTF-8 bytes of the word: one
+        per character (with the prefix inside the word and the suffix at its end), or the
+        bytes of that piece (`byte_fallback`), or the unknown token.
+
+        Subtle, and copied from `tokenizers` (`merge_word`): each symbol's span is where the
+        previous one ended plus its own length, so a character dropped (no unknown token)
+        shifts the spans after it; and a pending unknown is only written when a known
+        piece or another unknown comes, so byte tokens can come before it."""
+        out, cursor = [], 0
+        unk_id = self.vocab.get(self.unk_token) if self.unk_token else None
+        if self.unk_token and unk_id is None:
+            raise ValueError(f"the unknown token {self.unk_token!r} is not in the vocabulary")
+        pending = None                      # an unknown not yet written: its length in bytes
+
+        def add(i: int, length: int) -> None:
+            nonlocal cursor
+            out.append([i, cursor, cursor + length])
+            cursor += length
+
         for k, char in enumerate(word):
+            size = len(char.encode("utf-8"))
             piece = (self.prefix if k else "") + char + (self.suffix if k == len(word) - 1
                                                           else "")
             i = self.vocab.get(piece)
             if i is not None:
-                out.append([i, k, k + 1])
-                previous_unknown = False
+                if pending is not None:
+                    add(unk_id, pending)
+                    pending = None
+                add(i, size)
                 continue
             if self.byte_fallback:
-                ids = [self.vocab.get(f"<0x{b:02X}>") for b in char.encode("utf-8")]
+                ids = [self.vocab.get(f"<0x{b:02X}>") for b in piece.encode("utf-8")]
                 if None not in ids:
-                    out.extend([i, k, k + 1] for i in ids)
-                    previous_unknown = False
+                    for i in ids:
+                        add(i, 1)
                     continue
             if unk_id is not None:
-                if self.fuse_unk and previous_unknown:
-                    out[-1][2] = k + 1              # the unknown grows by this character
+                if pending is not None and self.fuse_unk:
+                    pending += size             # the unknown grows by this character
                 else:
-                    out.append([unk_id, k, k + 1])
-                previous_unknown = True
-            # without an unknown token, the character is dropped, as tokenizers does
+                    if pending is not None:
+                        add(unk_id, pending)
+                    pending = size
+            # without an unknown token, the character is dropped
+        if pending is not None:
+            add(unk_id, pending)
         return out
 
     def tokenize(self, word: str) -> list[tuple[int, str, tuple[int, int]]]:
@@ -89,7 +110,12 @@ class BPE:
             return []
         if self.ignore_merges and word in self.vocab:
             return [(self.vocab[word], word, (0, len(word)))]
-        return self.merge_all(self.symbols(word))
+        # byte offsets -> the characters that hold those bytes (as tokenizers' alignments do)
+        char_of_byte = [k for k, char in enumerate(word) for _ in char.encode("utf-8")]
+        last = len(char_of_byte) - 1
+        return [(i, token, (char_of_byte[min(start, last)], char_of_byte[min(end - 1, last)] + 1)
+                 if end > start else (len(word), len(word)))
+                for i, token, (start, end) in self.merge_all(self.symbols(word))]
 
     def merge_all(self, symbols: list[list]) -> list[tuple[int, str, tuple[int, int]]]:
         """Merge the lowest-ranked pair, the leftmost among equals, until none is left.
@@ -125,7 +151,7 @@ class BPE:
                     r, new = merges[(ids[left], ids[right])]
                     heapq.heappush(heap, (r, left, new))
         return [(ids[i], self.inverse[ids[i]], (symbols[i][1], ends[i]))
-                for i in range(n) if alive[i]]
+                for i in range(n) if alive[i]]   # spans as the symbols' (here: bytes)
 
 
 class WordPiece:

@@ -8,7 +8,7 @@ may put special tokens around them (their offsets are `(0, 0)`: they stand for n
   `ByteLevel`, it can trim the offsets of tokens that start or end with spaces
   (`trim_offsets`), so that " world" points at "world".
 
->>> Template([("[CLS]", [1]), None, ("[SEP]", [2])])([(7, "hi", (0, 2))])
+>>> Template([[("[CLS]", 1)], None, [("[SEP]", 2)]])([(7, "hi", (0, 2))])
 [(1, '[CLS]', (0, 0)), (7, 'hi', (0, 2)), (2, '[SEP]', (0, 0))]
 """
 
@@ -39,8 +39,8 @@ def trim_offsets(tokens: list, add_prefix_space: bool) -> list:
 
 
 class Template:
-    """A template for one text: a list whose items are `(token, ids)` for a special token
-    and `None` for the text's own tokens."""
+    """A template for one text: a list whose items are `None` for the text's own tokens
+    and, for a special token, its `(token, id)` pairs (usually one)."""
 
     def __init__(self, items: list):
         self.items = items
@@ -51,8 +51,7 @@ class Template:
             if item is None:
                 out.extend(tokens)
             else:
-                content, ids = item
-                out.extend((i, content, (0, 0)) for i in ids)
+                out.extend((i, token, (0, 0)) for token, i in item)
         return out
 
 
@@ -69,7 +68,7 @@ class Roberta:
 
     def __init__(self, cls: tuple[str, int], sep: tuple[str, int], trim_offsets=True,
                  add_prefix_space=True):
-        self.template = Template([(cls[0], [cls[1]]), None, (sep[0], [sep[1]])])
+        self.template = Template([[cls], None, [sep]])
         self.trim, self.add_prefix_space = trim_offsets, add_prefix_space
 
     def __call__(self, tokens: list) -> list:

@@ -29,6 +29,53 @@ from .tokenizer import AddedToken, Pipeline
 
 # -- reading the file ----------------------------------------------------------------
 
+U64_MAX = 2**64 - 1
+POW10 = [float(f"1e{k}") for k in range(309)]
+
+
+def serde_json_float(text: str) -> float:
+    """A JSON number read as `tokenizers` reads it: `serde_json` without its
+    `float_roundtrip` feature.
+
+    Subtle: that reader is fast but not always correctly rounded. It gathers the digits
+    into a 64-bit integer (dropping those that would overflow it), turns the integer into a
+    float (a first rounding) and multiplies or divides by a power of ten (a second): the
+    result can be one unit in the last place off Python's `float(text)`. A Unigram model's
+    scores are written with 17 digits, and when two segmentations tie to the last bit, that
+    bit decides; so the course reads the file the same way.
+
+    >>> serde_json_float("-6.3649902109075684"), float("-6.3649902109075684")
+    (-6.364990210907568, -6.3649902109075684)
+    """
+    negative = text.startswith("-")
+    digits, _, exponent_text = text.lstrip("-").lower().partition("e")
+    whole, _, fraction = digits.partition(".")
+    significand, exponent, overflowed = 0, 0, False
+    for k, digit in enumerate(whole + fraction):
+        d = ord(digit) - 48
+        if not overflowed and (significand > U64_MAX // 10 or
+                               significand == U64_MAX // 10 and d > U64_MAX % 10):
+            overflowed = True
+        if overflowed:
+            if k < len(whole):             # digits before the point still count as tens
+                exponent += 1
+            continue
+        significand = significand * 10 + d
+        if k >= len(whole):
+            exponent -= 1
+    exponent += int(exponent_text) if exponent_text else 0
+    value = float(significand)
+    while True:
+        if abs(exponent) < len(POW10):
+            value = value * POW10[exponent] if exponent >= 0 else value / POW10[-exponent]
+            break
+        if value == 0.0 or exponent >= 0:
+            break
+        value /= 1e308
+        exponent += 308
+    return -value if negative else value
+
+
 def _unsupported(what: str, value) -> ValueError:
     return ValueError(f"unsupported {what}: {json.dumps(value, ensure_ascii=False)[:160]}; "
                       f"the course cannot reproduce it exactly")
@@ -194,18 +241,16 @@ def read_post_processor(step):
                     raise _unsupported("TemplateProcessing single template", step["single"])
                 items.append(None)
             else:
-                name = piece["SpecialToken"]["id"]
-                special = specials[name]
-                items.append((name, special["ids"]) if len(special["ids"]) == 1
-                             else None)
-                if len(special["ids"]) != 1:
-                    raise _unsupported("TemplateProcessing special token of several ids",
-                                       special)
-                items[-1] = (special["tokens"][0], special["ids"])
+                special = specials[piece["SpecialToken"]["id"]]
+                if len(special["ids"]) != len(special["tokens"]):
+                    raise ValueError(f"TemplateProcessing: special token {special['id']!r} "
+                                     f"has {len(special['ids'])} ids but "
+                                     f"{len(special['tokens'])} tokens")
+                items.append(list(zip(special["tokens"], special["ids"])))
         return processors.Template(items)
     if kind == "BertProcessing":
         cls, sep = _pair(step["cls"], "cls"), _pair(step["sep"], "sep")
-        return processors.Template([(cls[0], [cls[1]]), None, (sep[0], [sep[1]])])
+        return processors.Template([[cls], None, [sep]])
     if kind == "RobertaProcessing":
         return processors.Roberta(_pair(step["cls"], "cls"), _pair(step["sep"], "sep"),
                                   step.get("trim_offsets", True),
@@ -285,7 +330,7 @@ def load_tokenizer_json(path: str | os.PathLike) -> Pipeline:
     if not Path(path).is_file():
         raise FileNotFoundError(f"no file at {name}")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{name} is not a JSON file: {e}") from None
     try:

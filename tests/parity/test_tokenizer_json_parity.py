@@ -229,6 +229,28 @@ def variants(built: dict) -> dict:
                                                        special_tokens=[("[UNK]", 0)])
     out["bpe_other_steps"] = tok
 
+    data = json.loads(built["unigram_nfkc"].to_str())      # Unigram with byte fallback
+    data["model"]["vocab"] += [[f"<0x{b:02X}>", -20.0] for b in range(256)]
+    data["model"]["byte_fallback"] = True
+    tok = Tokenizer.from_str(json.dumps(data))
+    tok.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Metaspace()])
+    out["unigram_byte_fallback"] = tok
+
+    data = json.loads(built["split_sequence"].to_str())     # BPE without an unknown token
+    data["model"]["unk_token"] = None
+    data["model"]["ignore_merges"] = False
+    data["post_processor"] = {"type": "TemplateProcessing",      # a special token of 2 ids
+                              "single": [{"SpecialToken": {"id": "<go>", "type_id": 0}},
+                                         {"Sequence": {"id": "A", "type_id": 0}}],
+                              "pair": [], "special_tokens": {"<go>": {
+                                  "id": "<go>", "ids": [5, 6], "tokens": ["<g", "o>"]}}}
+    out["bpe_no_unk"] = Tokenizer.from_str(json.dumps(data))
+
+    tok = copy("bert_processing")           # short words only
+    data = json.loads(tok.to_str())
+    data["model"]["max_input_chars_per_word"] = 4
+    out["wordpiece_short_words"] = Tokenizer.from_str(json.dumps(data))
+
     data = json.loads(built["split_sequence"].to_str())     # WordLevel, ByteLevel normalizer
     tok = Tokenizer(models.WordLevel(data["model"]["vocab"], unk_token="<unk>"))
     tok.normalizer = normalizers.Sequence([normalizers.NFKD(), normalizers.StripAccents(),
@@ -277,7 +299,8 @@ def assert_same(ref, ours, text: str) -> None:
 
 NAMES = ["bert_template", "bert_processing", "roberta", "gpt2", "unigram_precompiled",
          "unigram_nfkc", "bpe_affixes", "llama", "split_sequence", "roberta_strip", "llama3",
-         "t5", "metaspace_first", "bert_switches_off", "bpe_other_steps", "wordlevel"]
+         "t5", "metaspace_first", "bert_switches_off", "bpe_other_steps", "wordlevel",
+         "unigram_byte_fallback", "bpe_no_unk", "wordpiece_short_words"]
 
 
 @pytest.mark.parametrize("name", NAMES)
