@@ -373,3 +373,14 @@ def same_token_twice(tmp_path_factory):
 def test_two_merges_that_make_the_same_token(same_token_twice, text):
     ref, ours = same_token_twice
     assert_same(ref, ours, text)
+
+
+@pytest.mark.parametrize("name", ["unigram_precompiled", "unigram_nfkc", "t5"])
+def test_unigram_scores_are_read_as_tokenizers_reads_them(files, name):
+    """Each score as the library holds it in memory (it writes that value back in the
+    fewest digits), to the last bit: the course reads floats as serde_json does."""
+    from bpe_course.pipeline.tokenizer_json import serde_json_float
+    path, ref = files[name]
+    ours = json.loads(path.read_text(encoding="utf-8"), parse_float=serde_json_float)
+    held = json.loads(ref.to_str())
+    assert [s for _, s in ours["model"]["vocab"]] == [s for _, s in held["model"]["vocab"]]
