@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..wordpiece.normalizer import WHITESPACE
+
 
 class NormalizedString:
     """The text after normalization, with each character's span in the original text."""
@@ -105,10 +107,9 @@ class NormalizedString:
 
     def strip(self, left: bool = True, right: bool = True) -> None:
         """Remove leading and/or trailing whitespace (Rust's `char::is_whitespace`)."""
-        from ..wordpiece.normalizer import WHITESPACE
-        text = self.normalized
-        lead = len(text) - len(text.lstrip("".join(WHITESPACE))) if left else 0
-        trail = len(text) - len(text.rstrip("".join(WHITESPACE))) if right else 0
+        text, spaces = self.normalized, "".join(WHITESPACE)
+        lead = len(text) - len(text.lstrip(spaces)) if left else 0
+        trail = len(text) - len(text.rstrip(spaces)) if right else 0
         if not (lead or trail):
             return
         if lead >= len(text):

@@ -84,11 +84,15 @@ class Unicode:
         out = _normal_form(self.form, text)
         dest, i, k, n = [], 0, 0, len(text)
         while i < n:
+            if text[i] < "\x80" and (i + 1 == n or text[i + 1] < "\x80"):
+                dest.append((text[i], 0))       # ASCII before ASCII: nothing to do
+                i, k = i + 1, k + 1
+                continue
             j = i + 1
             while True:
                 piece = _normal_form(self.form, text[i:j])
                 if j >= n or (unicodedata.combining(text[j]) == 0 and out.startswith(piece, k)
-                              and _composes_not(self.form, text[i:j], text[j])):
+                              and _stays_apart(self.form, text[i:j], text[j])):
                     break
                 j += 1
             dest.extend(_chunk_changes(piece, j - i))
@@ -101,7 +105,8 @@ class Unicode:
             s.transform(self.changes(s.normalized))
 
 
-def _composes_not(form: str, left: str, char: str) -> bool:
+def _stays_apart(form: str, left: str, char: str) -> bool:
+    """Whether `char` normalizes on its own after `left` (nothing composes across)."""
     return _normal_form(form, left + char) == _normal_form(form, left) + _normal_form(form, char)
 
 
