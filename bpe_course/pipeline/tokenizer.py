@@ -45,6 +45,9 @@ class Encoding:
 
 @dataclass
 class AddedToken:
+    """A token of `added_tokens`: found in the text before the model runs (in the original
+    text, or with `normalized` in the normalized text); `special` ones are left out when
+    decoding; `single_word`, `lstrip`, `rstrip` as `tokenizers`' `AddedToken`."""
     content: str
     id: int
     special: bool = False
@@ -168,9 +171,10 @@ class Pipeline:
         return "".join(self.decoder(tokens))
 
 
-# Rust's regex crate: \w and \s in Unicode
-WORD_END, WORD_START = regex.compile(r"\w$"), regex.compile(r"\w")
-SPACES_END, SPACES_START = regex.compile(r"\s*$"), regex.compile(r"\s*")
+# Rust's regex crate: \w and \s in Unicode; its `$` is the very end (Python's `\Z`, not
+# `$`, which also matches before a final newline)
+WORD_END, WORD_START = regex.compile(r"\w\Z"), regex.compile(r"\w")
+SPACES_END, SPACES_START = regex.compile(r"\s*\Z"), regex.compile(r"\s*")
 
 
 def _alternatives(table: dict):

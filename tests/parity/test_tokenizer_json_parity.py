@@ -32,7 +32,7 @@ EXTRA = ["", " ", "  ", "\t\n", "Hello, World!", "héllo HÉLLO", "ﬁne Ａ ①
          "don't U.S.A. $5^2 a+b 12345 3.14", "😀👍🏽 x", "word\u3000word\xa0word\u2009word",
          "  leading and trailing  ", "[NEW]hi [NEW] <s>x</s> <mask>", "naïve NAÏVE Naïve",
          "<extra> ok<extra>ok", "x" * 120, "a  b   c", "▁a ▁ b", "see the cat  <mask> [R]  x",
-         "the cats the cat. xx x", "it's 1999's", "\r\n\t\x0b\x0c\x1c\x85\u2028\u200b", "##x##"]
+         "the cats the cat. xx x", "the cat\nthe cat\n", "a\n<mask>\n x\nx", "it's 1999's", "\r\n\t\x0b\x0c\x1c\x85\u2028\u200b", "##x##"]
 FIXED = list(corpora.HARD_STRINGS) + list(corpora.SAMPLES.values()) + EXTRA
 ADDED = [AddedToken("[NEW]", normalized=False, special=False),
          AddedToken("naïve", normalized=True, special=False)]
