@@ -10,6 +10,8 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 - `text` (01): text meets bytes: `utf8_bytes`, `fix_surrogates`, input checks
 - `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
 - `model_file` (03): a tokenizer is its merges; the plain-text model file
+- `dropout` (after 11): BPE-dropout, encoding with merges skipped at random
+  (`encode(text, dropout=0.1, rng=...)`), for subword regularization
 - `base` (03): `Tokenizer`, what every tokenizer shares: vocab, encoding by
   rank, decode, save and load
 - `basic` (02, 03): `BasicTokenizer`, byte-level BPE over the whole text
@@ -31,7 +33,16 @@ The later parts, a folder each:
 - `files/` (08, after training): tokenizers as files: the course's model
   files, tiktoken's rank file, Hugging Face's files, ids on disk (`.npy`)
 - `sentencepiece/` (11): SentencePiece's BPE on code points (Llama 2, Mistral):
-  the `.model` file, `SentencePieceBPE` equal to the library, a trainer
+  the `.model` file, its normalization, `SentencePieceBPE` and
+  `SentencePieceUnigram` equal to the library (`load_sentencepiece`), a code-point
+  BPE trainer, and `train_unigram`, Unigram training by EM and pruning
+- `wordpiece/` (after 11): BERT's WordPiece: its normalizer, its pre-tokenizer
+  and greedy longest-match-first, with offsets, equal to `tokenizers`; and
+  `train_wordpiece`, training by the likelihood score
+- `pipeline/` (after 11): the pipeline every `tokenizer.json` describes:
+  normalizer -> pre-tokenizer -> model -> post-processor -> decoder, with each
+  token's offsets in the original text; `load_tokenizer_json` reads BPE,
+  WordPiece and Unigram files, equal to `tokenizers`
 
 Around the story: `corpora` (the course's texts, hash-checked), `viz` (ways to
 look at tokens), `explorer` (a live token explorer), `cli` (`python -m
@@ -63,10 +74,15 @@ from .openai.tokenizer import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from .openai.tiktoken_cache import offline_tiktoken
 from .training.trainer import train_bpe
 from .files.model_files import load, save_tiktoken, to_tiktoken
-from .files.huggingface import (load_tokenizer_json, load_vocab_merges, save_tokenizer_json,
-                                save_vocab_merges)
+from .files.huggingface import load_vocab_merges, save_tokenizer_json, save_vocab_merges
 from .sentencepiece.tokenizer import SentencePieceBPE
 from .sentencepiece.trainer import train_codepoint_bpe
+from .sentencepiece.unigram import SentencePieceUnigram
+from .sentencepiece.unigram_trainer import train_unigram
+from .sentencepiece.load import load_sentencepiece
+from .wordpiece.tokenizer import WordPiece
+from .wordpiece.trainer import train_wordpiece
+from .pipeline.tokenizer_json import load_tokenizer_json
 from .viz import compare_tokens, merge_tree, show_tokens
 from .explorer import token_explorer
 
@@ -76,8 +92,9 @@ __all__ = [
     "get_encoding", "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "offline_tiktoken",
     "train_bpe", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
     "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json",
-    "SentencePieceBPE", "train_codepoint_bpe", "show_tokens", "compare_tokens", "merge_tree",
-    "token_explorer",
+    "SentencePieceBPE", "SentencePieceUnigram", "load_sentencepiece", "WordPiece",
+    "train_codepoint_bpe", "train_unigram", "train_wordpiece", "show_tokens",
+    "compare_tokens", "merge_tree", "token_explorer",
 ]
 
 

@@ -9,7 +9,8 @@ learned earlier, from more frequent pairs.
   merges (`vocab[c] = vocab[a] + vocab[b]`), so it never needs to be saved.
 - `decode` looks ids up in `vocab`, joins the bytes and decodes them as UTF-8.
 - `encode` turns text into bytes and applies merges, always the lowest-ranked
-  pair present first, until no adjacent pair has a merge (`merge_chunk`).
+  pair present first, until no adjacent pair has a merge (`encode_chunk`);
+  `encode_chunk_with_dropout` skips merges at random instead (BPE-dropout, see `dropout`).
 
 Subclasses decide how text is cut before merging (`BasicTokenizer`: not at
 all; `RegexTokenizer`: by a split pattern) and how the model is trained.
@@ -28,6 +29,7 @@ import copy
 import heapq
 import os
 
+from .dropout import check_dropout, merge_with_dropout
 from .model_file import load_model_into, save_model
 
 # Chunks up to this many ids are merged with a simple scan; longer ones (say a
@@ -107,6 +109,17 @@ class Tokenizer:
         if len(ids) <= _SHORT_CHUNK:
             return self._merge_short(ids)
         return self._merge_long(ids)
+
+    def encode_chunk_with_dropout(self, data: bytes, dropout: float, rng) -> list[int]:
+        """Encode one chunk with BPE-dropout (see `dropout`): each applicable merge is
+        skipped with probability `dropout` at every step, drawing from `rng`.
+
+        Kept apart from `encode_chunk`, so plain encoding (`dropout=0`) is not slowed down.
+        """
+        if self._by_rank is not None:           # ids are not ranks: merge ranks, then translate
+            on_ranks, ids_of_rank = self._by_rank
+            return [ids_of_rank[r] for r in on_ranks.encode_chunk_with_dropout(data, dropout, rng)]
+        return merge_with_dropout([self.byte_ids[b] for b in data], self._merged_id, dropout, rng)
 
     def _merge_short(self, ids: list[int]) -> list[int]:
         # ranks[i] is the id that pair (ids[i], ids[i+1]) would merge into.

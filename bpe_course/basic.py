@@ -20,7 +20,10 @@ glue words to punctuation and spaces; `RegexTokenizer` fixes that.
 
 from __future__ import annotations
 
+import random
+
 from .base import Tokenizer
+from .dropout import check_dropout
 from .pairs import best_pair, get_stats, merge
 from .text import check_text, check_vocab_size, utf8_bytes
 
@@ -51,6 +54,14 @@ class BasicTokenizer(Tokenizer):
                 print(f"merge {idx - 255}/{vocab_size - 256}: {pair} -> {idx} "
                       f"({self.vocab[idx]!r}) had {stats[pair]} occurrences")
 
-    def encode(self, text: str) -> list[int]:
-        """Text to ids: UTF-8 bytes, then merges applied by rank."""
-        return self.encode_chunk(utf8_bytes(check_text(text)))
+    def encode(self, text: str, *, dropout: float = 0.0,
+               rng: random.Random | None = None) -> list[int]:
+        """Text to ids: UTF-8 bytes, then merges applied by rank.
+
+        With `dropout` > 0 each applicable merge is skipped with that probability at every
+        step (BPE-dropout, see `bpe_course.dropout`), drawing from `rng`.
+        """
+        data = utf8_bytes(check_text(text))
+        if not dropout:
+            return self.encode_chunk(data)
+        return self.encode_chunk_with_dropout(data, dropout, check_dropout(dropout, rng))

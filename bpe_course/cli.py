@@ -267,8 +267,8 @@ def cli_encode(argv: list[str]) -> int:
 def load_model(path: str):
     """A saved tokenizer: a `.model` file, or Hugging Face's `tokenizer.json`."""
     if str(path).endswith(".json"):
-        from .files.huggingface import load_tokenizer_json
-        return load_tokenizer_json(path)
+        from .files.huggingface import load_regex_tokenizer_json
+        return load_regex_tokenizer_json(path)
     from .files.model_files import load
     return load(path)
 

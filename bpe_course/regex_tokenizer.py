@@ -23,11 +23,13 @@ its ids (`number_vocab` checks it and finds its ids), and `encode_iterable` enco
 
 from __future__ import annotations
 
+import random
 from itertools import chain
 
 import regex
 
 from .base import Tokenizer
+from .dropout import check_dropout
 from .text import check_text, check_vocab_size, fix_surrogates
 from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
@@ -193,26 +195,47 @@ class RegexTokenizer(Tokenizer):
             cache.clear()
         return ids
 
+    def _encode_with_dropout(self, text: str, dropout: float, rng) -> list[int]:
+        """`encode_ordinary` with BPE-dropout (see `bpe_course.dropout`): every chunk is
+        encoded afresh, not looked up in the cache, each applicable merge skipped with
+        probability `dropout`; merges still never cross a chunk."""
+        text = fix_surrogates(text)             # as encode_ordinary does for lone surrogates
+        ids: list[int] = []
+        for chunk in split_pretokens(text, self.compiled_pattern):
+            ids.extend(self.encode_chunk_with_dropout(chunk.encode("utf-8"), dropout, rng))
+        return ids
+
     def encode(self, text: str, allowed_special="none_raise",
-               disallowed_special="all") -> list[int]:
+               disallowed_special="all", *, dropout: float = 0.0,
+               rng: random.Random | None = None) -> list[int]:
         """Encode text; special tokens are handled as `allowed_special` says.
 
         See `bpe_course.special` for the modes, and for `disallowed_special`,
         which means what it means in tiktoken. The default refuses text that
         contains a registered special token, as tiktoken does.
+
+        With `dropout` > 0, BPE-dropout (see `bpe_course.dropout`): each applicable merge
+        is skipped with that probability at every step, drawing from `rng` (a
+        `random.Random`); special tokens are never split.
         """
         check_text(text)
+        encode_ordinary = self.encode_ordinary
+        if dropout:
+            rng = check_dropout(dropout, rng)
+
+            def encode_ordinary(part: str) -> list[int]:
+                return self._encode_with_dropout(part, dropout, rng)
         allowed = resolve_allowed(allowed_special, self.special_tokens)
         check_disallowed(text, resolve_disallowed(disallowed_special, allowed_special,
                                                   allowed, self.special_tokens))
         if not allowed:
-            return self.encode_ordinary(text)
+            return encode_ordinary(text)
         ids: list[int] = []
         for part in split_special(text, allowed):
             if part in allowed:
                 ids.append(self.special_tokens[part])
             else:
-                ids.extend(self.encode_ordinary(part))
+                ids.extend(encode_ordinary(part))
         return ids
 
     def encode_iterable(self, iterable, allowed_special="none_raise", disallowed_special="all"):

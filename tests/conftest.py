@@ -6,6 +6,14 @@
 - `mistral`: `SentencePieceBPE.mistral()`, Mistral 7B's tokenizer, built once per session.
 - `spm`: the sentencepiece library, for tests that compare with it (skipped without it).
 - `no_network`: a test that opens a connection fails.
+- `spm_models`: `.model` files that `spm_train` learns from the course's prose, once per
+  session: Unigram models with each normalization rule (and a rule file), byte fallback,
+  user-defined and control pieces; a BPE model with the library's defaults.
+- `wordpiece_tokenizer`: a `tokenizers` BERT tokenizer (BertNormalizer, BertPreTokenizer,
+  WordPiece) trained on the prose, once per session.
+- `many_scripts`: a Hypothesis strategy for text in many scripts, with the characters
+  normalizers treat specially (accents, combining marks, full-width forms, ligatures,
+  control characters, whitespace runs).
 """
 
 from __future__ import annotations
@@ -16,7 +24,27 @@ import socket
 import pytest
 from hypothesis import strategies as st
 
-from bpe_course import OpenAITokenizer, SentencePieceBPE, get_encoding
+from bpe_course import OpenAITokenizer, SentencePieceBPE, corpora, get_encoding
+
+# A user-defined normalization rule file for spm_train: source code points, a tab, the
+# code points to write instead (hex). Longest match wins, so "ﬁ" and "AB" are rules too.
+SPM_RULES = "FB01\t66 69\n41 42\t78\n41\t61\n3000\t20\n9\t20\nE9\t65\nFF21\t41\n"
+SPM_MODELS = {   # name -> spm_train options beyond model_type, vocab_size and the corpus
+    "unigram_nmt_nfkc": dict(model_type="unigram"),            # the library's defaults
+    "unigram_nfkc": dict(model_type="unigram", normalization_rule_name="nfkc"),
+    "unigram_nmt_nfkc_cf": dict(model_type="unigram", normalization_rule_name="nmt_nfkc_cf"),
+    "unigram_identity": dict(model_type="unigram", normalization_rule_name="identity",
+                             remove_extra_whitespaces=False),
+    "unigram_rule_file": dict(model_type="unigram"),           # + normalization_rule_tsv
+    "unigram_byte_fallback": dict(model_type="unigram", byte_fallback=True,
+                                  character_coverage=0.999),
+    "unigram_user_defined": dict(model_type="unigram", control_symbols=["<ctrl>"],
+                                 user_defined_symbols=["foo", "<tag>", "42"],
+                                 add_dummy_prefix=False),
+    "bpe_nmt_nfkc": dict(model_type="bpe"),                    # the library's defaults
+    "bpe_user_defined": dict(model_type="bpe", user_defined_symbols=["foo", "<tag>"],
+                             byte_fallback=True),
+}
 
 
 @pytest.fixture(scope="session")
@@ -68,3 +96,52 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(requests, "get", refuse)
+
+
+@pytest.fixture(scope="session")
+def spm_models(tmp_path_factory, spm) -> dict[str, bytes]:
+    """name -> the bytes of a `.model` file trained by `spm_train` (see SPM_MODELS)."""
+    folder = tmp_path_factory.mktemp("spm_models")
+    rules = folder / "rules.tsv"
+    rules.write_text(SPM_RULES, encoding="utf-8")
+    lines = corpora.prose()[:150_000].splitlines()
+    models = {}
+    for name, options in SPM_MODELS.items():
+        if name == "unigram_rule_file":
+            options = options | {"normalization_rule_tsv": str(rules)}
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(lines), model_prefix=str(folder / name), vocab_size=800,
+            num_threads=1, minloglevel=2, **options)
+        models[name] = (folder / f"{name}.model").read_bytes()
+    return models
+
+
+@pytest.fixture(scope="session")
+def wordpiece_tokenizer():
+    """A `tokenizers` BERT tokenizer trained on the prose: BertNormalizer, BertPreTokenizer,
+    WordPiece (2,000 pieces, [UNK] among them), the WordPiece decoder."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
+    tok = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer()
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(vocab_size=2000, special_tokens=["[UNK]"],
+                                        show_progress=False)
+    tok.train_from_iterator(corpora.prose().splitlines(), trainer)
+    return tok
+
+
+@pytest.fixture(scope="session")
+def many_scripts():
+    """Text in many scripts, with what normalizers treat specially."""
+    pieces = st.sampled_from([
+        "a", "Z", " ", "  ", "   ", "\t", "\n", "\r\n", "\u3000", "\xa0", "\u2009", "\x00",
+        "\x01", "\x1f", "\x7f", "\u200b", "\u200d", "\ufeff", "\ufffd", "\u00ad",
+        "é", "e\u0301", "Å", "ñ", "ß", "İ", "ς", "Σ", "ǅ", "ﬁ", "ﬀ", "Ａ", "ｂ", "１", "！",
+        "ｶ", "①", "½", "™", "㎏", "Ж", "щ", "Ω", "ά", "中", "文", "鬱", "𠀀", "가", "힣",
+        "ᄀ", "あ", "ア", "ๆ", "ि", "ا", "😀", "👍🏽", "🇺🇸", "▁", "▁▁", "<s>", "</s>",
+        "<unk>", "foo", "<tag>", "<ctrl>", "42", "AB", "don't", "U.S.A.", "$", "^", "…",
+        "«", "»", "—", "\u166d", "\U00011938", "\ue000", "\U000f0000"])
+    return st.one_of(st.lists(pieces, max_size=25).map("".join),
+                     st.text(st.characters(blacklist_categories=("Cs",)), max_size=30))

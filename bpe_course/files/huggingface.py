@@ -16,12 +16,14 @@ JSON holds text, not bytes, so GPT-2 writes each token's bytes as characters
 with GPT-2's byte map (`openai.byte_map`, chapter 08): a space is "Ġ", a newline
 "Ċ", and " the" is stored as "Ġthe".
 
-Reading builds a `RegexTokenizer` with the file's ids
-(`RegexTokenizer.from_vocab_merges`). A file the course cannot represent
-exactly (a normalizer, a different pre-tokenizer, a Unigram model, merges
-that skip BPE, ...) raises ValueError naming what is unsupported, rather than
-loading a tokenizer that gives different ids. Never pickle: these are JSON and
-text.
+Reading a byte-level BPE file (`load_regex_tokenizer_json`) builds the course's
+`RegexTokenizer` with the file's ids (`RegexTokenizer.from_vocab_merges`). A file
+it cannot represent exactly (a normalizer, a different pre-tokenizer, a Unigram
+model, merges that skip BPE, ...) raises ValueError naming what is unsupported,
+rather than loading a tokenizer that gives different ids. Any other
+`tokenizer.json` (WordPiece, Unigram, normalizers, post-processors, ...) is read
+by `bpe_course.load_tokenizer_json`, the whole pipeline (`pipeline/`, after
+chapter 11). Never pickle: these are JSON and text.
 """
 
 from __future__ import annotations
@@ -157,7 +159,8 @@ def _unsupported(what: str, value) -> ValueError:
     """The error for a setting the course cannot load exactly (`load_tokenizer_json`
     puts the file's name in front)."""
     return ValueError(f"unsupported {what}: {json.dumps(value)[:120]}; the course reads "
-                      f"byte-level BPE with a split pattern and nothing else")
+                      f"byte-level BPE with a split pattern and nothing else "
+                      f"(bpe_course.load_tokenizer_json reads more)")
 
 
 def _pattern(pre) -> str:
@@ -183,8 +186,9 @@ def _pattern(pre) -> str:
     return pattern
 
 
-def load_tokenizer_json(path: str | os.PathLike) -> RegexTokenizer:
-    """Read a `tokenizer.json` of a byte-level BPE with a split pattern.
+def load_regex_tokenizer_json(path: str | os.PathLike) -> RegexTokenizer:
+    """Read a `tokenizer.json` of a byte-level BPE with a split pattern into a
+    `RegexTokenizer` (for any other file: `bpe_course.load_tokenizer_json`).
 
     Every ValueError starts with the file's name as given (`bad.json: unsupported
     normalizer: ...`), whatever the file is called.

@@ -3,14 +3,16 @@
 Unlike every tokenizer before it in the course, SentencePiece runs BPE on *code points*,
 not bytes, and it has no regex pre-tokenization. Encoding a text takes three steps:
 
-1. **Normalize.** Spaces become the meta symbol `▁` (U+2581), and with `add_dummy_prefix`
+1. **Normalize.** The model's rules rewrite characters (none for Llama 2's `identity`; see
+   `normalizer`), spaces become the meta symbol `▁` (U+2581), and with `add_dummy_prefix`
    a `▁` is put in front of the text, so `"Hello"` and `" Hello"`'s last word look alike
    (`▁Hello`). With `remove_extra_whitespaces`, leading, trailing and repeated spaces go.
 2. **Merge.** Start from one symbol per code point. Repeatedly merge the adjacent pair whose
    concatenation is a piece of the vocabulary with the highest *score* (the leftmost pair on
    a tie). The trainer scores the pieces it learns 0, -1, -2, ... in the order it learns
    them, so the highest score is the earliest merge: rank order, as in chapter 03; but the
-   vocabulary stores pieces and scores, not merges.
+   vocabulary stores pieces and scores, not merges. A user-defined piece is one symbol
+   from the start and never merges.
 3. **Fall back.** A symbol that is not a piece is unknown. With `byte_fallback` it is
    spelled as its UTF-8 bytes, pieces `<0x00>`..`<0xFF>`; without it, it becomes `<unk>`
    (a run of unknown symbols gives one `<unk>`).
@@ -32,26 +34,31 @@ nothing. `piece_bytes` gives the bytes of one id on its own, for token views.
 ' 鬱 42'
 
 Subtle: the library reads a text's *normalized* form, so a literal `▁` in the input is a
-space to it; and `normalize` here supports the `identity` rule only (the one Llama 2 and
-Mistral use). Models built with a Unicode normalization rule (SentencePiece's default,
-`nmt_nfkc`) carry a compiled rule table this module does not implement: loading one raises
-ValueError.
+space to it. Normalization is `normalizer.Normalizer`'s: the space rules above and, for a
+model trained with a Unicode rule (SentencePiece's default, `nmt_nfkc`), the model's compiled
+rule table, exactly as the library applies it.
+
+What the two SentencePiece models share (the pieces, normalizing, the unknowns, decoding) is
+`SentencePieceTokenizer`; `SentencePieceBPE` adds step 2, and `unigram.SentencePieceUnigram`
+replaces it with the most probable segmentation.
 """
 
 from __future__ import annotations
 
 import hashlib
 import heapq
+import random
 from importlib import resources
 from pathlib import Path
 
 from .model_file import BPE, BYTE, CONTROL, MODEL_TYPES, NORMAL, UNKNOWN, UNUSED, USER_DEFINED
 from .model_file import SpmModel, read_model
+from .normalizer import SPACE, Normalizer
+from ..dropout import check_dropout
 from ..text import check_text
 
 MISTRAL_V1 = "mistral_tokenizer.model.v1"
 MISTRAL_V1_SHA256 = "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"
-SPACE = "\u2581"        # ▁, SentencePiece's meta symbol for a space
 
 
 def byte_piece(b: int) -> str:
@@ -59,17 +66,24 @@ def byte_piece(b: int) -> str:
     return f"<0x{b:02X}>"
 
 
-class SentencePieceBPE:
-    """A SentencePiece BPE model, read from a `.model` file, encoding and decoding like the
-    library."""
+class SentencePieceTokenizer:
+    """What every SentencePiece model shares: its pieces, normalizing, the unknowns, decoding.
+
+    A subclass says which `model_type` it reads (`MODEL_TYPE`) and how a normalized text is
+    cut into pieces (`segment`, returning `(piece, id)` pairs); `encode` does the rest.
+    """
+
+    MODEL_TYPE = BPE
 
     def __init__(self, model: SpmModel):
+        if not isinstance(model, SpmModel):
+            raise TypeError(f"expected an SpmModel (from read_model), got {type(model).__name__}")
         self._check_supported(model)
         self.model = model
         self.pieces = [p for p, _, _ in model.pieces]
         self.scores = [s for _, s, _ in model.pieces]
         self.types = [t for _, _, t in model.pieces]
-        self.normal: dict[str, int] = {}      # pieces BPE may build (the library's pieces_)
+        self.normal: dict[str, int] = {}      # pieces a model may build (the library's pieces_)
         self.reserved: dict[str, int] = {}    # <unk>, control and byte pieces
         for i, (piece, _, kind) in enumerate(model.pieces):
             table = self.normal if kind in (NORMAL, USER_DEFINED, UNUSED) else self.reserved
@@ -85,41 +99,37 @@ class SentencePieceBPE:
         if names != ({byte_piece(b) for b in range(256)} if self.byte_fallback else set()):
             raise ValueError("malformed .model file: with byte_fallback there must be exactly "
                              "the 256 byte pieces <0x00>..<0xFF>, and without it none")
-
-    @staticmethod
-    def _check_supported(model: SpmModel) -> None:
-        kind = model.trainer["model_type"]
-        if kind != BPE:
-            raise ValueError(f"this is a {MODEL_TYPES.get(kind, kind)} model, not BPE: "
-                             "SentencePieceBPE reads BPE models only")
-        for spec in (model.normalizer, model.denormalizer or {}):
-            if spec.get("precompiled_charsmap"):
-                raise ValueError(f"the model normalizes text with the rule {spec['name']!r}; "
-                                 "this encoder supports only 'identity' (train with "
-                                 "normalization_rule_name='identity', as Llama 2 did)")
-        if model.trainer["treat_whitespace_as_suffix"]:
-            raise ValueError("models with treat_whitespace_as_suffix are not supported")
-        if USER_DEFINED in (t for _, _, t in model.pieces):
-            raise ValueError("models with user-defined symbols are not supported")
+        self.user_defined = [p for p, _, t in model.pieces if t == USER_DEFINED]
+        self.normalizer = Normalizer(model.normalizer, user_defined=self.user_defined)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "SentencePieceBPE":
+    def _check_supported(cls, model: SpmModel) -> None:
+        kind = model.trainer["model_type"]
+        if kind != cls.MODEL_TYPE:
+            name = {BPE: "BPE"}.get(cls.MODEL_TYPE, MODEL_TYPES[cls.MODEL_TYPE].capitalize())
+            raise ValueError(f"this is a {MODEL_TYPES.get(kind, kind)} model, not {name}: "
+                             f"{cls.__name__} reads {name} models only")
+        if (model.denormalizer or {}).get("precompiled_charsmap"):
+            raise ValueError("models with a denormalization rule (denormalizer_spec) are not "
+                             "supported")
+        if model.trainer["treat_whitespace_as_suffix"]:
+            raise ValueError("models with treat_whitespace_as_suffix are not supported")
+
+    @classmethod
+    def from_bytes(cls, data: bytes):
         return cls(read_model(data))
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "SentencePieceBPE":
+    def from_file(cls, path: str | Path):
         """Load a `.model` file (for example one written by `spm_train`)."""
         return cls.from_bytes(Path(path).read_bytes())
-
-    @classmethod
-    def mistral(cls) -> "SentencePieceBPE":
-        """Mistral 7B's first tokenizer (Apache-2.0, from `mistral-common`), hash-checked."""
-        return cls.from_bytes(mistral_model_bytes())
 
     def vocab_size(self) -> int:
         return len(self.pieces)
 
     def id_to_piece(self, i: int) -> str:
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f"an id is an int, not {type(i).__name__}")
         if not 0 <= i < len(self.pieces):
             raise ValueError(f"id {i} is out of range: the vocabulary has ids 0..{len(self.pieces) - 1}")
         return self.pieces[i]
@@ -130,80 +140,26 @@ class SentencePieceBPE:
 
     # -- encoding ---------------------------------------------------------------------
     def normalize(self, text: str) -> str:
-        """Step 1: the text as the model sees it (spaces as ▁, the dummy prefix)."""
+        """Step 1: the text as the model sees it (the model's rules, spaces as ▁, the dummy
+        prefix), equal to the library's `normalize`."""
         check_text(text)
-        if any("\ud800" <= c <= "\udfff" for c in text):
-            raise ValueError("the text contains a lone surrogate, which is not a character "
-                             "and has no UTF-8 form (the sentencepiece library refuses it too)")
-        spec = self.model.normalizer
-        squeeze, escape = spec["remove_extra_whitespaces"], spec["escape_whitespaces"]
-        if squeeze:
-            text = text.lstrip(" ")
-        if not text:
-            return ""
-        out = [SPACE if escape else " "] if spec["add_dummy_prefix"] else []
-        prev_space = squeeze
-        for ch in text:
-            if prev_space and ch == " ":
-                continue                          # a repeated space
-            out.append(SPACE if escape and ch == " " else ch)
-            prev_space = squeeze and ch == " "
-        normalized = "".join(out)
-        return normalized.rstrip(SPACE if escape else " ") if squeeze else normalized
+        return self.normalizer.normalize(text)
 
-    def bpe(self, normalized: str) -> list[str]:
-        """Step 2: merge code points into pieces, best score first, leftmost on a tie."""
-        symbols = list(normalized)
-        nxt = list(range(1, len(symbols))) + [-1]
-        prv = list(range(-1, len(symbols) - 1))
-        agenda, unmerge = [], {}
-
-        def consider(left: int, right: int) -> None:
-            if left < 0 or right < 0:
-                return
-            piece = symbols[left] + symbols[right]
-            i = self.normal.get(piece)
-            if i is not None:
-                heapq.heappush(agenda, (-self.scores[i], left, right, len(piece)))
-                if self.types[i] == UNUSED:       # an unused piece is split again at the end
-                    unmerge[piece] = (symbols[left], symbols[right])
-
-        for i in range(1, len(symbols)):
-            consider(i - 1, i)
-        while agenda:
-            _, left, right, size = heapq.heappop(agenda)
-            if not symbols[left] or not symbols[right] or \
-                    len(symbols[left]) + len(symbols[right]) != size:
-                continue                          # stale: a side has changed since
-            symbols[left] += symbols[right]
-            symbols[right] = ""
-            nxt[left] = nxt[right]
-            if nxt[left] >= 0:
-                prv[nxt[left]] = left
-            consider(prv[left], left)
-            consider(left, nxt[left])
-        out = []
-
-        def resegment(piece: str) -> None:
-            i = self.normal.get(piece)
-            if i is not None and self.types[i] == UNUSED and piece in unmerge:
-                for part in unmerge[piece]:
-                    resegment(part)
-            else:
-                out.append(piece)
-
-        for s in symbols:
-            if s:
-                resegment(s)
-        return out
+    def segment(self, normalized: str) -> list[tuple[str, int]]:
+        """Step 2: the normalized text cut into `(piece, id)` pairs; each model its own way."""
+        raise NotImplementedError
 
     def encode(self, text: str, out_type: type = int) -> list:
         """Ids (or, with `out_type=str`, pieces) of `text`, equal to `sentencepiece`'s."""
         if out_type not in (int, str):
             raise ValueError("out_type must be int or str")
+        return self._finish(self.segment(self.normalize(text)), out_type)
+
+    def _finish(self, segments: list[tuple[str, int]], out_type: type) -> list:
+        """Step 3, the unknowns: byte pieces with byte fallback, else one `<unk>` for a run
+        of unknown pieces (the library's `PopulateSentencePieceText`)."""
         ids, pieces, prev_unknown = [], [], False
-        for piece in self.bpe(self.normalize(text)):        # step 3: the unknowns
-            i = self.piece_to_id(piece)
+        for piece, i in segments:
             unknown = self.types[i] == UNKNOWN
             if unknown and self.byte_fallback:
                 for b in piece.encode("utf-8"):
@@ -260,6 +216,100 @@ class SentencePieceBPE:
             text.append(piece.replace(SPACE, " "))
         text.append(utf8_surfaces(bytes(run)))
         return "".join(text)
+
+
+class SentencePieceBPE(SentencePieceTokenizer):
+    """A SentencePiece BPE model, read from a `.model` file, encoding and decoding like the
+    library."""
+
+    MODEL_TYPE = BPE
+
+    @classmethod
+    def mistral(cls) -> "SentencePieceBPE":
+        """Mistral 7B's first tokenizer (Apache-2.0, from `mistral-common`), hash-checked."""
+        return cls.from_bytes(mistral_model_bytes())
+
+    def segment(self, normalized: str) -> list[tuple[str, int]]:
+        return [(piece, self.piece_to_id(piece)) for piece in self.bpe(normalized)]
+
+    def encode(self, text: str, out_type: type = int, enable_sampling: bool = False,
+               alpha: float = 0.1, rng: random.Random | None = None) -> list:
+        """Ids (or pieces) of `text`, equal to `sentencepiece`'s `encode`.
+
+        With `enable_sampling`, BPE-dropout (see `bpe_course.dropout`): as in the library,
+        `alpha` is the probability of skipping a merge. The library's loop differs a little
+        from the paper's: a merge taken off the agenda is skipped with probability `alpha`
+        and *dropped from the agenda* (it comes back only if a neighbour's merge makes the
+        pair anew), where the paper draws again at every step. This does as the library
+        does; `rng` is a `random.Random` (a fresh unseeded one by default)."""
+        if not enable_sampling:
+            return super().encode(text, out_type)
+        if out_type not in (int, str):
+            raise ValueError("out_type must be int or str")
+        rng = check_dropout(alpha, rng)
+        pieces = self.bpe(self.normalize(text), alpha, rng)
+        return self._finish([(piece, self.piece_to_id(piece)) for piece in pieces], out_type)
+
+    def bpe(self, normalized: str, dropout: float = 0.0,
+            rng: random.Random | None = None) -> list[str]:
+        """Step 2: merge code points into pieces, best score first, leftmost on a tie.
+
+        A user-defined piece is one frozen symbol from the start: never merged with its
+        neighbours (the library's `PrefixMatcher`, longest first). With `dropout`, each
+        merge taken off the agenda is skipped with that probability (drawing from `rng`)."""
+        symbols, frozen = [], []
+        lengths = sorted({len(p) for p in self.user_defined}, reverse=True)
+        user = set(self.user_defined)
+        pos = 0
+        while pos < len(normalized):
+            size = next((n for n in lengths if normalized[pos:pos + n] in user), 0)
+            symbols.append(normalized[pos:pos + (size or 1)])
+            frozen.append(bool(size))
+            pos += size or 1
+        nxt = list(range(1, len(symbols))) + [-1]
+        prv = list(range(-1, len(symbols) - 1))
+        agenda, unmerge = [], {}
+
+        def consider(left: int, right: int) -> None:
+            if left < 0 or right < 0 or frozen[left] or frozen[right]:
+                return
+            piece = symbols[left] + symbols[right]
+            i = self.normal.get(piece)
+            if i is not None:
+                heapq.heappush(agenda, (-self.scores[i], left, right, len(piece)))
+                if self.types[i] == UNUSED:       # an unused piece is split again at the end
+                    unmerge[piece] = (symbols[left], symbols[right])
+
+        for i in range(1, len(symbols)):
+            consider(i - 1, i)
+        while agenda:
+            _, left, right, size = heapq.heappop(agenda)
+            if not symbols[left] or not symbols[right] or \
+                    len(symbols[left]) + len(symbols[right]) != size:
+                continue                          # stale: a side has changed since
+            if dropout and rng.random() < dropout:
+                continue                          # BPE-dropout: skip this merge
+            symbols[left] += symbols[right]
+            symbols[right] = ""
+            nxt[left] = nxt[right]
+            if nxt[left] >= 0:
+                prv[nxt[left]] = left
+            consider(prv[left], left)
+            consider(left, nxt[left])
+        out = []
+
+        def resegment(piece: str) -> None:
+            i = self.normal.get(piece)
+            if i is not None and self.types[i] == UNUSED and piece in unmerge:
+                for part in unmerge[piece]:
+                    resegment(part)
+            else:
+                out.append(piece)
+
+        for s in symbols:
+            if s:
+                resegment(s)
+        return out
 
 
 def utf8_surfaces(data: bytes) -> str:

@@ -16,7 +16,7 @@ from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATT
                         load_tokenizer_json, load_vocab_merges, save_tokenizer_json,
                         save_vocab_merges, to_tiktoken, train_bpe)
 from bpe_course.corpora import HARD_STRINGS
-from bpe_course.files.huggingface import tokenizer_json
+from bpe_course.files.huggingface import load_regex_tokenizer_json, tokenizer_json
 from bpe_course.openai.byte_map import token_to_str
 from bpe_course.openai.tokenizer import recover_merges
 from bpe_course.training.trainer import train_into
@@ -158,16 +158,17 @@ def test_vocab_and_merges_round_trip(trained, tmp_path):
 
 def test_tokenizer_json_round_trip(trained, tmp_path):
     save_tokenizer_json(trained, tmp_path / "tokenizer.json")
-    back = load_tokenizer_json(tmp_path / "tokenizer.json")
+    back = load_regex_tokenizer_json(tmp_path / "tokenizer.json")
     assert back.pattern == trained.pattern and back.vocab == trained.vocab
+    pipeline = load_tokenizer_json(tmp_path / "tokenizer.json")     # the whole pipeline
     for text in SAMPLES:
-        assert ids(back, text) == ids(trained, text)
+        assert ids(back, text) == ids(trained, text) == pipeline.encode(text)
 
 
 def test_shuffled_ids_round_trip_through_both_formats(trained, tmp_path):
     tok, _ = shuffled(trained, seed=1)
     save_tokenizer_json(tok, tmp_path / "tokenizer.json")
-    from_json = load_tokenizer_json(tmp_path / "tokenizer.json")
+    from_json = load_regex_tokenizer_json(tmp_path / "tokenizer.json")
     from_pair = load_vocab_merges(*save_vocab_merges(tok, tmp_path), pattern=tok.pattern)
     for text in SAMPLES:
         assert ids(from_json, text) == ids(from_pair, text) == ids(tok, text)
@@ -187,7 +188,7 @@ def test_the_tokenizers_library_loads_ours_and_agrees(trained, tmp_path):
             trained.decode(ids(trained, text))
     # ... and what it saves, we read back.
     hf.save(str(tmp_path / "resaved.json"))
-    back = load_tokenizer_json(tmp_path / "resaved.json")
+    back = load_regex_tokenizer_json(tmp_path / "resaved.json")
     assert all(ids(back, text) == ids(trained, text) for text in SAMPLES)
 
 
@@ -200,7 +201,7 @@ def test_the_tokenizers_library_agrees_on_hypothesis_text(text, tmp_path_factory
         train_into(tok, TEXT, 600, [EOT, FIM])
         save_tokenizer_json(tok, path)
     hf = hf_tokenizer(path)
-    ours = load_tokenizer_json(path)
+    ours = load_regex_tokenizer_json(path)
     assert hf.encode(text).ids == ids(ours, text)
 
 
@@ -216,7 +217,7 @@ def test_gpt2_style_byte_level_files_from_the_tokenizers_library(trained, tmp_pa
     hf.decoder = tokenizers.decoders.ByteLevel()
     hf.add_special_tokens([EOT, FIM])
     hf.save(str(tmp_path / "gpt2-style.json"))
-    ours = load_tokenizer_json(tmp_path / "gpt2-style.json")
+    ours = load_regex_tokenizer_json(tmp_path / "gpt2-style.json")
     assert ours.pattern == GPT2_SPLIT_PATTERN
     for text in SAMPLES:
         assert ours.encode(text, allowed_special="all") == hf.encode(text).ids, text
@@ -249,7 +250,7 @@ def mutate(trained, tmp_path, change):
 def test_unsupported_tokenizer_json_is_refused_naming_what(trained, tmp_path, change, named):
     path = mutate(trained, tmp_path, change)
     with pytest.raises(ValueError, match="unsupported|byte map") as error:
-        load_tokenizer_json(path)
+        load_regex_tokenizer_json(path)
     assert named in str(error.value)
     assert str(error.value).startswith(f"{path}: ")          # the file's own name
 
@@ -265,7 +266,7 @@ def test_a_malformed_tokenizer_json_is_a_value_error_naming_the_file(trained, tm
                                                                       change, named):
     path = mutate(trained, tmp_path, change)
     with pytest.raises(ValueError) as error:
-        load_tokenizer_json(str(path))
+        load_regex_tokenizer_json(str(path))
     assert str(error.value).startswith(f"{path}: {named}"), str(error.value)
 
 
@@ -274,16 +275,16 @@ def test_a_unigram_file_from_the_tokenizers_library_is_refused(tmp_path):
     hf = tokenizers.Tokenizer(tokenizers.models.Unigram([("a", -1.0), ("b", -2.0)], 0))
     hf.save(str(tmp_path / "unigram.json"))
     with pytest.raises(ValueError, match="Unigram"):
-        load_tokenizer_json(tmp_path / "unigram.json")
+        load_regex_tokenizer_json(tmp_path / "unigram.json")
 
 
 def test_files_that_are_not_json_or_missing(tmp_path, monkeypatch):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="not a JSON file"):
-        load_tokenizer_json(tmp_path / "bad.json")
+        load_regex_tokenizer_json(tmp_path / "bad.json")
     monkeypatch.chdir(tmp_path)                 # the name as given, not "tokenizer.json"
     with pytest.raises(ValueError, match=r"^\./bad\.json is not a JSON file"):
-        load_tokenizer_json("./bad.json")
+        load_regex_tokenizer_json("./bad.json")
     with pytest.raises(FileNotFoundError):
         load_vocab_merges(tmp_path / "vocab.json", tmp_path / "merges.txt")
 

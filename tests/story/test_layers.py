@@ -28,14 +28,16 @@ LONG = 400
 
 # The story, lowest layer first. The core is ordered: each module may import only those
 # before it. A folder is a layer whose modules may import each other (but not in a cycle).
-CORE = ["_safe_path", "text", "pairs", "model_file", "base", "basic", "patterns", "special",
-        "pretokenize", "streaming", "regex_tokenizer"]
+CORE = ["_safe_path", "text", "pairs", "model_file", "dropout", "base", "basic", "patterns",
+        "special", "pretokenize", "streaming", "regex_tokenizer"]
 LAYERS = [
     ("core", [f"bpe_course.{m}" for m in CORE]),
     ("openai", "bpe_course.openai"),
     ("training", "bpe_course.training"),
     ("files", "bpe_course.files"),
     ("sentencepiece", "bpe_course.sentencepiece"),
+    ("wordpiece", "bpe_course.wordpiece"),
+    ("pipeline", "bpe_course.pipeline"),
     ("around the story", ["bpe_course.corpora", "bpe_course.viz", "bpe_course.explorer",
                           "bpe_course.cli", "bpe_course.__main__", "bpe_course"]),
     ("classroom", "bpe_course.classroom"),
@@ -183,7 +185,8 @@ def test_every_module_is_on_its_package_map():
     assert missing == [], f"name these in their package's docstring: {missing}"
 
 
-@pytest.mark.parametrize("folder", ["openai", "training", "files", "sentencepiece"])
+@pytest.mark.parametrize("folder", ["openai", "training", "files", "sentencepiece", "wordpiece",
+                                    "pipeline"])
 def test_each_part_says_what_it_teaches_and_which_chapters_use_it(folder):
     import importlib
     doc = importlib.import_module(f"bpe_course.{folder}").__doc__ or ""

@@ -14,6 +14,7 @@ from bpe_course import SentencePieceBPE, corpora
 from bpe_course.sentencepiece.model_file import (BYTE, CONTROL, NORMAL, UNKNOWN, fields,
                                                  read_model, write_model)
 from bpe_course.sentencepiece.tokenizer import mistral_model_bytes
+from bpe_course.sentencepiece.unigram import SentencePieceUnigram
 
 META = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL)]
 
@@ -70,10 +71,16 @@ def test_a_unigram_model_is_refused(spm):
         SentencePieceBPE.from_bytes(data)
 
 
-def test_a_model_with_a_normalization_rule_is_refused(spm):
+def test_a_bpe_model_is_refused_by_the_unigram_class(spm):
+    data = spm_train(spm, model_type="bpe", normalization_rule_name="identity")
+    with pytest.raises(ValueError, match="bpe model, not Unigram"):
+        SentencePieceUnigram.from_bytes(data)
+
+
+def test_a_model_with_a_normalization_rule_loads(spm):
     data = spm_train(spm, model_type="bpe")                    # nmt_nfkc, the library's default
-    with pytest.raises(ValueError, match="nmt_nfkc"):
-        SentencePieceBPE.from_bytes(data)
+    sp = SentencePieceBPE.from_bytes(data)
+    assert sp.normalize("\ufb01  \uff21") == "\u2581fi\u2581A"
 
 
 @pytest.mark.parametrize("pieces, trainer, message", [
@@ -81,7 +88,6 @@ def test_a_model_with_a_normalization_rule_is_refused(spm):
     (META[1:] + [("a", 0.0, NORMAL)], {}, "0 <unk> pieces"),
     (META + [("<0x00>", 0.0, BYTE)], {}, "byte pieces"),
     (META + [("<0x00>", 0.0, BYTE)], {"byte_fallback": True}, "byte pieces"),
-    (META + [("a", 0.0, 4)], {}, "user-defined"),
 ])
 def test_inconsistent_models_are_refused(pieces, trainer, message):
     data = write_model(pieces, {"model_type": 2, **trainer}, {"name": "identity"})

@@ -1,0 +1,11 @@
+"""WordPiece (the subword family after chapter 11): BERT's tokenizer, equal to `tokenizers`.
+
+WordPiece keeps a vocabulary and no merges: a word is cut greedily, longest known piece
+first, and a piece inside a word is spelled with `##`. Before that, BERT cleans and folds
+the text (`normalizer`) and splits it on spaces and punctuation (`pretokenizer`); every
+step keeps, for each character, the span of the original text it came from, so each token
+gets its offsets. `tokenizer` (`WordPiece`) puts the three together; `categories` holds the
+Unicode 8.0 tables that `tokenizers` uses for punctuation, marks and control characters.
+`trainer` (`train_wordpiece`) learns a vocabulary by merging, at each step, the pair with the
+best likelihood score count(ab) / (count(a) count(b)), as the Hugging Face course teaches.
+"""
