@@ -21,6 +21,11 @@ someone else (`RegexTokenizer.from_vocab_merges`, Hugging Face files) may give
 its tokens any ids. Then `ids_are_ranks` is False, `merges` lists the merges
 in the order they were learned (dict order), and `encode_chunk` runs BPE on
 ranks and translates them to the vocabulary's ids at the end.
+
+Such a vocabulary may also hold entries that no merge makes and that are not
+special tokens (GPT-2's `vocab.json` lists `<|endoftext|>` at 50256 among its
+ordinary tokens). They are kept in `unreachable_tokens` (id -> bytes): `decode`
+knows them, `encode` never produces them, since only merges make tokens.
 """
 
 from __future__ import annotations
@@ -45,12 +50,16 @@ class Tokenizer:
     # Class defaults, so that a subclass which forgets super().__init__() still works.
     ids_are_ranks = True                # a merge's id is its rank (see the module docstring)
     _by_rank = None                     # (tokenizer on ranks, id of each rank) otherwise
+    # id -> bytes of vocab entries that no merge makes and that are not special (see the
+    # module docstring). Always replaced by a new dict, never changed in place.
+    unreachable_tokens: dict[int, bytes] = {}
 
     def __init__(self) -> None:
         self.merges: dict[tuple[int, int], int] = {}
         self.pattern: str | None = None
         self.special_tokens: dict[str, int] = {}
         self.byte_ids: list[int] = list(range(256))   # id of each raw byte
+        self.unreachable_tokens = {}
         self.vocab: dict[int, bytes] = self._build_vocab()
 
     # -- vocabulary -------------------------------------------------------
@@ -61,12 +70,14 @@ class Tokenizer:
         return list(self.merges.items())
 
     def _build_vocab(self) -> dict[int, bytes]:
-        """A new vocab dict built from the byte ids, the merges (in rank order) and the special
-        tokens; it returns the dict (assign it: `self.vocab = self._build_vocab()`)."""
+        """A new vocab dict built from the byte ids, the merges (in rank order), the
+        unreachable tokens and the special tokens; it returns the dict (assign it:
+        `self.vocab = self._build_vocab()`)."""
         vocab = {idx: bytes([b]) for b, idx in enumerate(self.byte_ids)}
         merges = self.merge_items()
         for (a, b), idx in merges:
             vocab[idx] = vocab[a] + vocab[b]
+        vocab.update(self.unreachable_tokens)     # decodable, but no merge makes them
         for token, idx in self.special_tokens.items():
             vocab[idx] = token.encode("utf-8")
         self._by_rank = None if self.ids_are_ranks else self._rank_tokenizer(merges)
@@ -221,6 +232,7 @@ class Tokenizer:
         """
         self.merges = dict(merges)
         self.byte_ids, self.ids_are_ranks = list(range(256)), True
+        self.unreachable_tokens = {}            # their ids belonged to the old vocabulary
         if special_tokens is not None:
             self.special_tokens = dict(special_tokens)
         self.vocab = self._build_vocab()
@@ -235,7 +247,7 @@ class Tokenizer:
 
         Merge k of training depends only on the merges before it, so this is the tokenizer
         that training to `vocab_size` would have given (chapters 02 and 09 use it to see
-        every smaller size at once). Special tokens are kept.
+        every smaller size at once). Special and unreachable tokens are kept.
         """
         if not isinstance(vocab_size, int) or vocab_size < 256:
             raise ValueError(f"vocab_size must be an int of at least 256, not {vocab_size!r}")

@@ -16,7 +16,15 @@
   A tokenizer whose single bytes do not have ids 0..255 (GPT-4's) also has a
   `byte_ids` line with the 256 ids after `pattern`. Merges whose new ids do
   not increase down the file (a vocabulary numbered by someone else) are
-  ranked by their place in the file, not by their ids.
+  ranked by their place in the file, not by their ids. A tokenizer with
+  unreachable tokens (vocab entries that no merge makes and that are not
+  special, see `base`) ends with them, one `id hex-of-bytes` line each:
+
+      unreachable_tokens 1
+      50256 3c7c656e646f66746578747c3e          (b"<|endoftext|>")
+
+  Hex, because such an entry may be any bytes, not only UTF-8 text. Files
+  without them are written exactly as before, so every older file still loads.
 - `name.vocab`, to read: one line per token, showing how it was merged:
   `[ t][h] -> [ th] 257`.
 
@@ -71,6 +79,10 @@ def model_lines(tok) -> list[str]:
     merges = tok.merge_items()
     lines.append(f"merges {len(merges)}")
     lines.extend(f"{a} {b} {idx}" for (a, b), idx in merges)
+    unreachable = getattr(tok, "unreachable_tokens", {})
+    if unreachable:                     # optional, last: older files do not have it
+        lines.append(f"unreachable_tokens {len(unreachable)}")
+        lines.extend(f"{idx} {token.hex()}" for idx, token in sorted(unreachable.items()))
     return lines
 
 
@@ -82,6 +94,8 @@ def vocab_lines(tok) -> list[str]:
     for (a, b), idx in tok.merge_items():
         lines.append(f"[{render_token(vocab[a])}][{render_token(vocab[b])}] -> "
                      f"[{render_token(vocab[idx])}] {idx}")
+    for idx, token in sorted(getattr(tok, "unreachable_tokens", {}).items()):
+        lines.append(f"[{render_token(token)}] {idx} unreachable")
     for token, idx in sorted(tok.special_tokens.items(), key=lambda item: item[1]):
         lines.append(f"[{render_token(token.encode('utf-8'))}] {idx} special")
     return lines
@@ -191,12 +205,46 @@ def read_model(model_file: str | os.PathLike) -> dict:
         if idx in known:
             raise ValueError(f"{path}: special token {token!r} has id {idx}, "
                              f"which is also a byte or merge id")
+    unreachable = _read_unreachable(lines, known | set(special_tokens.values()),
+                                    byte_ids, merges)
     if any(line.strip() for line in lines.lines[lines.i:]):
         lines.i += 1
         raise lines.error("unexpected text after the last merge")
     new_ids = list(merges.values())
     return {"pattern": pattern, "byte_ids": byte_ids, "special_tokens": special_tokens,
-            "merges": merges, "ids_are_ranks": new_ids == sorted(new_ids)}
+            "merges": merges, "ids_are_ranks": new_ids == sorted(new_ids),
+            "unreachable_tokens": unreachable}
+
+
+def _read_unreachable(lines: _Lines, taken: set[int], byte_ids: list[int],
+                      merges: dict[tuple[int, int], int]) -> dict[int, bytes]:
+    """The optional last section: `unreachable_tokens N`, then N lines `id hex-of-bytes`."""
+    rest = [line for line in lines.lines[lines.i:] if line.strip()]
+    if not rest or not rest[0].startswith("unreachable_tokens "):
+        return {}
+    while not lines.lines[lines.i].strip():
+        lines.i += 1
+    # The bytes that bytes and merges make: an unreachable token must be none of them.
+    made = {idx: bytes([b]) for b, idx in enumerate(byte_ids)}
+    for (a, b), idx in merges.items():
+        made[idx] = made[a] + made[b]
+    made_bytes = set(made.values())
+    unreachable: dict[int, bytes] = {}
+    for _ in range(lines.ints(lines.header("unreachable_tokens"), 1)[0]):
+        line = lines.next("an unreachable token line 'id hex'")
+        idx_text, _, hex_text = line.partition(" ")
+        idx = lines.ints(idx_text, 1)[0]
+        try:
+            token = bytes.fromhex(hex_text)
+        except ValueError:
+            raise lines.error(f"expected 'id hex-of-bytes', got {line[:60]!r}") from None
+        if not token or idx in taken or idx in unreachable:
+            raise lines.error(f"unreachable token {idx} is empty or repeats an id")
+        if token in made_bytes or token in unreachable.values():
+            raise lines.error(f"unreachable token {idx} = {token!r} is also a byte, "
+                              f"a merge's result or another unreachable token")
+        unreachable[idx] = token
+    return unreachable
 
 
 def load_model_into(tok, model_file: str | os.PathLike) -> None:
@@ -216,5 +264,6 @@ def load_model_into(tok, model_file: str | os.PathLike) -> None:
     tok.ids_are_ranks = state["ids_are_ranks"]
     tok.merges = state["merges"]
     tok.special_tokens = state["special_tokens"]
+    tok.unreachable_tokens = state["unreachable_tokens"]
     tok.vocab = tok._build_vocab()
     tok._merges_changed()

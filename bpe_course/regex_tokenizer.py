@@ -71,6 +71,7 @@ class RegexTokenizer(Tokenizer):
                   self.compiled_pattern.findall(fix_surrogates(text))]
         self.merges = {}
         self.byte_ids, self.ids_are_ranks = list(range(256)), True
+        self.unreachable_tokens = {}        # their ids belonged to the old vocabulary
         self.vocab = self._build_vocab()
         for idx in range(256, vocab_size):
             stats: dict[tuple[int, int], int] = {}
@@ -127,11 +128,19 @@ class RegexTokenizer(Tokenizer):
         """A tokenizer from any byte-level BPE vocabulary, with the vocabulary's own ids.
 
         `vocab` maps ids to bytes: the 256 single bytes, the result of every
-        merge, and perhaps special tokens. `merges` lists `(left bytes, right
+        merge, and perhaps other entries. `merges` lists `(left bytes, right
         bytes)` in the order they were learned: that order is their rank,
         whatever their ids. Each special token (a list of str) gets its id in
-        `vocab`, or, when missing, the next id after the largest. Inconsistent
-        input raises ValueError saying what is wrong.
+        `vocab`, or, when missing, the next id after the largest. An entry that
+        no merge makes and that is not declared special (GPT-2's `<|endoftext|>`
+        in its `vocab.json`) is kept in `unreachable_tokens`: `decode` knows it,
+        `encode` never produces it. Inconsistent input raises ValueError saying
+        what is wrong.
+
+        This is CS336's tokenizer contract, with one difference on purpose:
+        special tokens follow tiktoken's `allowed_special` (see `special`), so
+        `encode` refuses text that holds one unless you allow it;
+        `encode(text, allowed_special="all")` gives CS336's behaviour.
 
         >>> vocab = {0: b"<|eot|>", **{1 + b: bytes([b]) for b in range(256)},
         ...          300: b"lo", 299: b"llo"}          # any ids, merges in learned order
@@ -139,10 +148,16 @@ class RegexTokenizer(Tokenizer):
         ...                                        ["<|eot|>", "<|pad|>"])
         >>> tok.encode("hello<|eot|><|pad|>", allowed_special="all")
         [105, 102, 299, 0, 301]
+        >>> plain = RegexTokenizer.from_vocab_merges(vocab, [(b"l", b"o"), (b"l", b"lo")])
+        >>> plain.unreachable_tokens, plain.decode([0])   # not declared special
+        ({0: b'<|eot|>'}, '<|eot|>')
+        >>> 0 in plain.encode("hello<|eot|>")             # only merges make tokens
+        False
         """
-        byte_ids, pairs, specials = number_vocab(vocab, merges, special_tokens)
+        byte_ids, pairs, specials, unreachable = number_vocab(vocab, merges, special_tokens)
         tok = cls(pattern)
         tok.byte_ids, tok.merges, tok.special_tokens = byte_ids, pairs, specials
+        tok.unreachable_tokens = unreachable
         new_ids = list(pairs.values())
         tok.ids_are_ranks = new_ids == sorted(new_ids)
         tok.vocab = tok._build_vocab()
@@ -153,17 +168,27 @@ class RegexTokenizer(Tokenizer):
     def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
         """Add special tokens, e.g. {"<|endoftext|>": 100257}.
 
-        Their ids must not collide with byte or merge ids.
+        Their ids must not collide with the ids of bytes, merges or unreachable
+        tokens (see `from_vocab_merges`), with one exception: an unreachable
+        token registered under its own id and text becomes special (GPT-2's
+        `<|endoftext|>` read from its `vocab.json`).
         """
+        promoted = set()
         for token, idx in special_tokens.items():
             if not isinstance(token, str) or not token:
                 raise ValueError(f"a special token must be a non-empty str, got {token!r}")
             if not isinstance(idx, int) or idx < 0:
                 raise ValueError(f"the id of {token!r} must be a non-negative int, got {idx!r}")
+            if self.unreachable_tokens.get(idx) == token.encode("utf-8"):
+                promoted.add(idx)
+                continue
             taken = self.vocab.get(idx)
             if taken is not None and self.inverse_special_tokens.get(idx) != token:
                 raise ValueError(f"cannot give {token!r} the id {idx}: it already "
                                  f"stands for {taken!r}")
+        if promoted:
+            self.unreachable_tokens = {idx: token for idx, token in
+                                       self.unreachable_tokens.items() if idx not in promoted}
         self.special_tokens = {**self.special_tokens, **special_tokens}
         self.vocab = self._build_vocab()
 
@@ -253,8 +278,10 @@ class RegexTokenizer(Tokenizer):
 
 def number_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
                  special_tokens: list[str] | None,
-                 ) -> tuple[list[int], dict[tuple[int, int], int], dict[str, int]]:
-    """Check a vocabulary numbered by someone else; return its byte ids, merges and specials.
+                 ) -> tuple[list[int], dict[tuple[int, int], int], dict[str, int],
+                            dict[int, bytes]]:
+    """Check a vocabulary numbered by someone else; return its byte ids, merges, special
+    tokens and unreachable tokens.
 
     The course's trainers hand out ids in merge order (bytes 0..255, then merge k
     is 256 + k), so an id is also a rank (see `base`). Other vocabularies give
@@ -262,15 +289,18 @@ def number_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
     Face's files store whatever ids the trainer chose. `vocab` maps id -> bytes,
     `merges` lists `(left bytes, right bytes)` in the order they were learned.
     The result is in the vocabulary's own ids: the id of each byte, each merge as
-    ids, and the special tokens. Inconsistent input raises ValueError saying what
-    is wrong.
+    ids, the special tokens, and the unreachable tokens: entries that no merge
+    makes and that are not special (id -> bytes; decodable, never encoded).
+    Inconsistent input raises ValueError saying what is wrong.
 
     >>> vocab = {0: b"<|eot|>", **{1 + b: bytes([b]) for b in range(256)},
-    ...          300: b"lo", 299: b"llo"}          # any ids, merges in learned order
-    >>> byte_ids, pairs, specials = number_vocab(vocab, [(b"l", b"o"), (b"l", b"lo")],
-    ...                                          ["<|eot|>", "<|pad|>"])
-    >>> byte_ids[ord("l")], byte_ids[ord("o")], pairs, specials
-    (109, 112, {(109, 112): 300, (109, 300): 299}, {'<|eot|>': 0, '<|pad|>': 301})
+    ...          300: b"lo", 299: b"llo", 400: b"hello"}   # any ids, merges in learned order
+    >>> byte_ids, pairs, specials, unreachable = number_vocab(
+    ...     vocab, [(b"l", b"o"), (b"l", b"lo")], ["<|eot|>", "<|pad|>"])
+    >>> byte_ids[ord("l")], byte_ids[ord("o")], pairs
+    (109, 112, {(109, 112): 300, (109, 300): 299})
+    >>> specials, unreachable
+    ({'<|eot|>': 0, '<|pad|>': 401}, {400: b'hello'})
     """
     if not isinstance(vocab, dict):
         raise TypeError(f"vocab must be a dict id -> bytes, got {type(vocab).__name__}")
@@ -316,8 +346,6 @@ def number_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
         else:
             specials[token], next_id = next_id, next_id + 1
     taken = set(specials.values())
-    for token, idx in id_of.items():
-        if token not in made and idx not in taken:
-            raise ValueError(f"vocab[{idx}] = {token!r} is not a byte, a merge's result or a "
-                             f"special token: pass it in special_tokens, or add its merge")
-    return [id_of[t] for t in singles], pairs, specials
+    unreachable = {idx: token for token, idx in id_of.items()
+                   if token not in made and idx not in taken}
+    return [id_of[t] for t in singles], pairs, specials, unreachable

@@ -119,17 +119,21 @@ def _parse_merge(merge, k: int) -> tuple[bytes, bytes]:
     return str_to_token(parts[0], f"merge {k}"), str_to_token(parts[1], f"merge {k}")
 
 
-def build(vocab: dict, merges: list, pattern: str, specials: dict[str, int] | None = None):
+def build(vocab: dict, merges: list, pattern: str, specials=None):
     """A RegexTokenizer from a GPT-2-mapped vocab (str -> id) and merges, with the file's ids.
 
-    Tokens that no merge makes become special tokens (GPT-2's `<|endoftext|>`),
-    unless `specials` (text -> id) names the special tokens.
+    `specials` names the special tokens: a dict text -> id (`tokenizer.json`'s
+    added tokens), or a list of texts as CS336 gives them (other tokens that
+    no merge makes stay unreachable: decodable, never encoded). With None,
+    tokens that no merge makes become special tokens (GPT-2's `<|endoftext|>`).
     """
     if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
         raise ValueError("the vocabulary must be a JSON object mapping tokens to int ids")
     pairs = [_parse_merge(m, k) for k, m in enumerate(merges)]
     made = {bytes([b]) for b in range(256)} | {a + b for a, b in pairs}
     by_id = {i: str_to_token(t) for t, i in vocab.items()}
+    if specials is not None and not isinstance(specials, dict):
+        return RegexTokenizer.from_vocab_merges(by_id, pairs, specials, pattern)
     if specials is None:
         try:
             specials = {t.decode("utf-8"): i for i, t in by_id.items() if t not in made}
@@ -143,8 +147,17 @@ def build(vocab: dict, merges: list, pattern: str, specials: dict[str, int] | No
 
 
 def load_vocab_merges(vocab_file: str | os.PathLike, merges_file: str | os.PathLike,
-                      pattern: str = GPT2_SPLIT_PATTERN) -> RegexTokenizer:
-    """Read GPT-2's `vocab.json` + `merges.txt`; they hold no pattern, GPT-2's is the default."""
+                      pattern: str = GPT2_SPLIT_PATTERN,
+                      special_tokens: list[str] | None = None) -> RegexTokenizer:
+    """Read GPT-2's `vocab.json` + `merges.txt`; they hold no pattern, GPT-2's is the default.
+
+    The two files do not say which tokens are special. By default every token
+    that no merge makes is taken as one (GPT-2's `<|endoftext|>`, which then
+    follows `allowed_special` as in tiktoken's `r50k_base`). Pass
+    `special_tokens` (a list of str, as CS336's `Tokenizer.from_files` takes it)
+    to name them yourself: the other tokens that no merge makes stay
+    unreachable (`RegexTokenizer.from_vocab_merges`).
+    """
     vocab = _read_json(vocab_file)
     path = Path(merges_file)
     if not path.is_file():
@@ -152,7 +165,7 @@ def load_vocab_merges(vocab_file: str | os.PathLike, merges_file: str | os.PathL
     lines = path.read_text(encoding="utf-8").splitlines()
     if lines and lines[0].startswith("#version"):
         lines = lines[1:]
-    return build(vocab, [line for line in lines if line], pattern)
+    return build(vocab, [line for line in lines if line], pattern, special_tokens)
 
 
 def _unsupported(what: str, value) -> ValueError:

@@ -7,6 +7,9 @@ and why never pickle): `tok.save("name")` writes `name.model` and `name.vocab`.
   `BasicTokenizer` when it has no split pattern, else `RegexTokenizer`;
 - `to_tiktoken(tok)` turns a tokenizer into a real `tiktoken.Encoding`, and
   `save_tiktoken(tok, path)` writes tiktoken's rank file (`base64(token) id`).
+  Both refuse a tokenizer with unreachable tokens (see `base`): tiktoken merges
+  any two tokens whose joined bytes have a rank, so in its ranks such an entry
+  could be produced; register it as a special token first, if it is one.
 """
 
 from __future__ import annotations
@@ -40,6 +43,14 @@ def mergeable_ranks(tok) -> dict[bytes, int]:
         raise ValueError("tiktoken ranks tokens by their ids, and this tokenizer's ids are "
                          "not in merge order (see Tokenizer.ids_are_ranks); save it with "
                          "save_vocab_merges or save_tokenizer_json instead")
+    unreachable = getattr(tok, "unreachable_tokens", {})
+    if unreachable:
+        idx, token = min(unreachable.items())
+        raise ValueError(
+            f"this tokenizer has {len(unreachable)} vocab entries that no merge makes, such "
+            f"as {idx}: {token!r}; tiktoken has no place for them (in its ranks, encoding "
+            f"could produce them). If they are special tokens, register them first: "
+            f"tok.register_special_tokens({{{token.decode('utf-8', 'replace')!r}: {idx}}})")
     ranks = {}
     for idx, token in tok.vocab.items():
         if idx in tok.inverse_special_tokens:

@@ -129,7 +129,6 @@ BYTES = {b: bytes([b]) for b in range(256)}
     (BYTES | {300: b"abc"}, [(b"ab", b"c")], None, "no earlier merge made"),
     (BYTES, [(b"a", b"b")], None, "which vocab lacks"),
     (BYTES | {300: b"ab"}, [(b"a", b"b"), (b"a", b"b")], None, "a second time"),
-    (BYTES | {300: b"ab", 301: b"<|x|>"}, [(b"a", b"b")], None, "pass it in special_tokens"),
     (BYTES | {300: b"ab"}, [(b"a", b"b", b"c")], None, "must be a pair"),
     (BYTES | {-1: b"ab"}, [], None, "non-negative"),
     (BYTES | {300: "ab"}, [], None, "non-empty bytes"),
