@@ -21,7 +21,7 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 - `streaming` (08): encoding a stream of any size in bounded memory
 - `regex_tokenizer` (04, 05, 08): `RegexTokenizer`, BPE inside the chunks of a
   pattern, with special tokens; `from_vocab_merges` for a vocabulary with its
-  own ids
+  own ids (and entries no merge makes, kept decodable: CS336's contract)
 
 The later parts, a folder each:
 
@@ -29,7 +29,8 @@ The later parts, a folder each:
   `OpenAITokenizer`, equal to tiktoken and a drop-in `tiktoken.Encoding` (06);
   GPT-2's own files and byte map (08)
 - `training/` (07): `train_bpe`, the fast trainer: a corpus cut where no
-  pre-token spans a cut, counted in parallel, merged with incremental counts
+  pre-token spans a cut, counted in parallel (local processes, or any
+  `concurrent.futures.Executor`: a Dask cluster), merged with incremental counts
 - `files/` (08, after training): tokenizers as files: the course's model
   files, tiktoken's rank file, Hugging Face's files, ids on disk (`.npy`)
 - `sentencepiece/` (11): SentencePiece's BPE on code points (Llama 2, Mistral):

@@ -12,6 +12,15 @@ A file is never read whole: the parent process reads small windows to place
 the cuts, and each worker reads only its own chunk. Memory therefore stays
 bounded by a few chunks per worker plus the table of distinct pre-tokens.
 
+Counting is a map (count each chunk) and a sum (add the Counters), so any
+`concurrent.futures.Executor` can do the map: by default a local
+`ProcessPoolExecutor`, or one you pass, such as Dask's
+`distributed.Client(...).get_executor()` for a cluster. What travels to a
+worker is one task per chunk: for a file, only `(path, start, end, pattern,
+special tokens)`, so every worker must be able to open that same path (shared
+storage); for a text, the chunk's text itself (a few megabytes). Each worker
+needs `bpe_course` installed, and sends back one Counter per chunk.
+
 >>> text = "one two\\n<|eot|>two one\\n" * 3
 >>> counts = count_corpus(text, GPT4_SPLIT_PATTERN, ["<|eot|>"], 1, 8)
 >>> counts == count_pretokens(text, GPT4_SPLIT_PATTERN, ["<|eot|>"])
@@ -25,7 +34,7 @@ import os
 import sys
 import threading
 from collections import Counter, deque
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Iterable
@@ -88,14 +97,18 @@ def os_threads() -> int:
         return threading.active_count()
 
 
-def run_tasks(fn, tasks: Iterable[tuple], num_workers: int, progress=None) -> Counter:
-    """Add up the Counters `fn(*task)` over all tasks, in `num_workers` processes (1: here).
+def run_tasks(fn, tasks: Iterable[tuple], num_workers: int, progress=None,
+              executor: Executor | None = None) -> Counter:
+    """Add up the Counters `fn(*task)` over all tasks, in `num_workers` processes (1: here),
+    or on `executor` (any `concurrent.futures.Executor`; it is used, not shut down).
 
     Tasks are made lazily and at most two per worker are in flight, so the
     chunks of a big text are not all copied at once; results are added in
     task order, so the first bad chunk of a file is the one reported.
     """
     total: Counter = Counter()
+    if executor is not None:
+        return add_results(executor, fn, tasks, 2 * num_workers, total, progress)
     if num_workers <= 1:
         for task in tasks:
             total.update(fn(*task))
@@ -104,29 +117,44 @@ def run_tasks(fn, tasks: Iterable[tuple], num_workers: int, progress=None) -> Co
     context = multiprocessing.get_context(start_method())
     try:
         with ProcessPoolExecutor(num_workers, mp_context=context) as pool:
-            pending: deque = deque()
-            for task in tasks:
-                pending.append(pool.submit(fn, *task))
-                while len(pending) >= 2 * num_workers:
-                    total.update(pending.popleft().result())
-                    progress is None or progress.update()
-            while pending:
-                total.update(pending.popleft().result())
-                progress is None or progress.update()
+            return add_results(pool, fn, tasks, 2 * num_workers, total, progress)
     except BrokenProcessPool:
         raise RuntimeError(
             "a pre-tokenization worker process died before finishing (killed, or out "
             "of memory?). Try again with num_workers=1 to count in this process.") from None
+
+
+def add_results(executor: Executor, fn, tasks: Iterable[tuple], in_flight: int,
+                total: Counter, progress=None) -> Counter:
+    """Submit `fn(*task)` for each task, at most `in_flight` at a time, adding up the
+    Counters in task order: the map and the sum of counting."""
+    pending: deque = deque()
+    for task in tasks:
+        pending.append(executor.submit(fn, *task))
+        while len(pending) >= in_flight:
+            total.update(pending.popleft().result())
+            progress is None or progress.update()
+    while pending:
+        total.update(pending.popleft().result())
+        progress is None or progress.update()
     return total
 
 
 def count_corpus(input, pattern: str, specials: list[str], num_workers: int | None,
-                 chunk_bytes: int, show: bool = False) -> Counter:
-    """Count the pre-tokens of a file or a text, in chunks, maybe in parallel."""
+                 chunk_bytes: int, show: bool = False,
+                 executor: Executor | None = None) -> Counter:
+    """Count the pre-tokens of a file or a text, in chunks, maybe in parallel.
+
+    With an `executor`, `num_workers` is how many chunks it counts at once (twice
+    as many are handed to it at a time); default: this machine's cores.
+    """
     path = corpus_path(input)
     size = os.path.getsize(path) if path else len(input)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor must be a concurrent.futures.Executor (such as Dask's "
+                        f"client.get_executor()), got {type(executor).__name__}")
     if num_workers is None:
-        num_workers = 1 if size < PARALLEL_MIN_BYTES else cores()
+        num_workers = cores() if executor is not None or size >= PARALLEL_MIN_BYTES else 1
     if not isinstance(num_workers, int) or num_workers < 1:
         raise ValueError(f"num_workers must be a positive int, got {num_workers!r}")
     if not isinstance(chunk_bytes, int) or chunk_bytes < 1:
@@ -148,7 +176,7 @@ def count_corpus(input, pattern: str, specials: list[str], num_workers: int | No
         fn = count_text_chunk
     with ProgressBar(total=len(cuts) - 1, desc="pre-tokenizing", unit="chunk",
                      disable=not show) as bar:
-        return run_tasks(fn, tasks, min(num_workers, len(cuts) - 1), bar)
+        return run_tasks(fn, tasks, min(num_workers, len(cuts) - 1), bar, executor)
 
 
 def cores() -> int:

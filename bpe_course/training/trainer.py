@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import defaultdict
+from concurrent.futures import Executor
 from heapq import heapify, heappop, heappush
 from operator import add, mul
 from typing import NamedTuple, Sequence
@@ -53,7 +54,8 @@ class Trained(NamedTuple):
 
 def train_bpe(input: str | os.PathLike, vocab_size: int, special_tokens: Sequence[str] = (),
               pattern: str = GPT4_SPLIT_PATTERN, *, num_workers: int | None = None,
-              verbose: bool = False, chunk_bytes: int = CHUNK_BYTES
+              verbose: bool = False, chunk_bytes: int = CHUNK_BYTES,
+              executor: Executor | None = None,
               ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train byte-level BPE on a corpus; return `(vocab, merges)`.
 
@@ -67,13 +69,28 @@ def train_bpe(input: str | os.PathLike, vocab_size: int, special_tokens: Sequenc
     - `num_workers`: processes counting pre-tokens; default: the machine's
       cores (a corpus under 2 MB is counted in this process); 1: no processes.
     - `verbose`: progress bars (also shown whenever stderr is a terminal).
+    - `executor`: any `concurrent.futures.Executor` to count the pre-tokens on,
+      instead of local processes; `num_workers` then says how many chunks it
+      counts at once. Counting is a map and a sum (`counting`), so the merges
+      are the same. For a Dask cluster (`pip install "dask[distributed]"`, and
+      `bpe_course` on every worker)::
+
+          from distributed import Client
+          with Client("tcp://scheduler:8786") as client:
+              vocab, merges = train_bpe("/shared/corpus.txt", 32_000, ["<|endoftext|>"],
+                                        executor=client.get_executor(), num_workers=64)
+
+      Workers open a file `input` themselves, so it must be on storage they all
+      see under the same path; a text `input` is sent to them chunk by chunk.
+      Only counting runs there; the merges are learned in this process
+      (docs/cluster.md).
 
     `merges` lists `(left bytes, right bytes)` in the order learned;
     `vocab[256 + i] == merges[i][0] + merges[i][1]`.
     """
     specials = check_special_tokens(special_tokens)
     t = train(input, vocab_size, specials, pattern, num_workers=num_workers,
-              verbose=verbose, chunk_bytes=chunk_bytes)
+              verbose=verbose, chunk_bytes=chunk_bytes, executor=executor)
     vocab = dict(enumerate(t.tokens))
     for token in specials:
         vocab[len(vocab)] = token.encode("utf-8")
@@ -95,14 +112,14 @@ def check_special_tokens(special_tokens) -> list[str]:
 
 def train(input, vocab_size: int, specials: list[str], pattern: str, *,
           num_workers: int | None = None, verbose: bool = False,
-          chunk_bytes: int = CHUNK_BYTES) -> Trained:
+          chunk_bytes: int = CHUNK_BYTES, executor: Executor | None = None) -> Trained:
     """`train_bpe`'s work, returning the merges as ids (what `train_into` and the command
     line's `train` give a tokenizer) and how well they compress the corpus."""
     check_vocab_size(vocab_size, 256 + len(specials))
     if vocab_size - len(specials) > sys.maxunicode + 1:
         raise ValueError(f"vocab_size can be at most {sys.maxunicode + 1} plus the special tokens")
     show = verbose or bool(sys.stderr and sys.stderr.isatty())
-    counts = count_corpus(input, pattern, specials, num_workers, chunk_bytes, show)
+    counts = count_corpus(input, pattern, specials, num_workers, chunk_bytes, show, executor)
     words, freqs = byte_words(counts)
     text_bytes = total_length(words, freqs)         # each character of a word is a byte...
     merges = learn_merges(words, freqs, vocab_size - len(specials) - 256, show)
