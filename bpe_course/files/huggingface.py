@@ -52,8 +52,11 @@ def _merge_strs(tok) -> list[str]:
 def save_vocab_merges(tok, folder: str | os.PathLike) -> tuple[Path, Path]:
     """Write GPT-2's `vocab.json` and `merges.txt` into `folder`; return their paths.
 
-    Special tokens go into `vocab.json` too, as GPT-2's `<|endoftext|>` does.
-    The split pattern is not stored: pass it when loading. Written as OpenAI
+    Special tokens go into `vocab.json` too, as GPT-2's `<|endoftext|>` does,
+    and so do unreachable tokens (see `RegexTokenizer.from_vocab_merges`): the
+    two files cannot tell them apart, so pass `special_tokens` to
+    `load_vocab_merges` to get them back as they were (`tokenizer.json` keeps
+    the difference). The split pattern is not stored: pass it when loading. Written as OpenAI
     wrote GPT-2's `encoder.json` and `vocab.bpe`: GPT-2's vocabulary gives
     those two files byte for byte.
     """
