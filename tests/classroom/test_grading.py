@@ -422,7 +422,11 @@ def test_a_class_of_malformed_notebooks_gets_a_complete_report(tmp_path):
     assert errors["odd/09_tokenization_in_practice.ipynb"].startswith("refused: 25.0 MB")
     assert errors["nested/02_bpe_basics.ipynb"] == "not a notebook: JSON the grader cannot read"
     assert errors["cell_text/02_bpe_basics.ipynb"] == "not a notebook: cell 1 is malformed"
-    graded = {k for k, e in errors.items() if e is None or e.startswith("cell ")}
+    # Graded: no error, or one of its own cells' (a cell that failed or ran too long, or a
+    # limit reached while it ran: on Python 3.12 compiling 200,000 unary minus signs takes
+    # the kernel past the sandbox's 4 GiB).
+    graded = {k for k, e in errors.items()
+              if e is None or e.startswith(("cell ", "stopped at cell "))}
     assert {"grade_id_list/02_bpe_basics.ipynb", "deep_cell/01_utf8_warmups.ipynb",
             "metadata_list/04_regex_tokenizer.ipynb", "nbgrader_text/05_special_tokens.ipynb",
             "wrong_types/01_utf8_warmups.ipynb"} <= graded, errors
