@@ -19,6 +19,7 @@ it): one per step, and FAILED-<step>.png with the server log when a step fails.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import re
@@ -76,31 +77,46 @@ def lab(tmp_path_factory):
     settings.mkdir(parents=True)
     # Every cell in the page (no virtual scrolling), so the test can see every output.
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(tmp / "config"),
            "JUPYTER_CONFIG_PATH": str(ROOT / "tools" / "learner-lab"),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
            "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), "PYTHONHASHSEED": "0"}
     log = open(tmp / "server.log", "w+", encoding="utf-8")
-    args = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-            "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={course}", "--LabApp.expose_app_in_browser=True",
-            f"--LabApp.default_url={DEFAULT_URL}"]
-    if os.geteuid() == 0:
-        args.append("--allow-root")
-    server = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=course)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
+    # A free port can be taken by another test's process (a Dask scheduler, say) between the
+    # moment we find it and the moment Jupyter binds it. So Jupyter may not move to another
+    # port (port_retries=0): if it cannot bind, it exits and we try again on a new port, and
+    # ask only once our server has written its file in its own runtime folder.
+    for attempt in range(5):
+        port = free_port()
+        args = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+                "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
+                f"--IdentityProvider.token={TOKEN}",
+                f"--ServerApp.root_dir={course}", "--LabApp.expose_app_in_browser=True",
+                f"--LabApp.default_url={DEFAULT_URL}"]
+        if os.geteuid() == 0:
+            args.append("--allow-root")
+        server = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=course)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while server.poll() is None and time.monotonic() < deadline:
+            if list((tmp / "runtime").glob("jpserver-*.json")):   # ours has bound its port
+                try:
+                    urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+                    break
+                except (OSError, http.client.HTTPException):
+                    pass
+            time.sleep(0.5)
+        else:
+            if server.poll() is None:         # still running, yet never answered: give up
+                server.kill()
                 log.seek(0)
                 pytest.fail("jupyter lab did not start:\n" + log.read()[-3000:])
-            time.sleep(0.5)
+            continue                          # it exited (port taken): a new port
+        break
+    else:
+        log.seek(0)
+        pytest.fail("jupyter lab did not start on any of 5 ports:\n" + log.read()[-3000:])
     yield {"url": url, "course": course, "log": log}
     log.flush()
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
