@@ -192,6 +192,27 @@ def test_chapter_01_opens_and_runs_all_without_an_error(page, lab):
         page.locator(".jp-RenderedImage img").first.scroll_into_view_if_needed()
 
 
+def test_a_notebook_opened_and_saved_unedited_is_unchanged(page, lab):
+    """Its stored kernelspec is the lab kernel's, so opening marks nothing as edited; the
+    language_info JupyterLab records on saving loses its Python version again (the learner
+    lab's pre-save hook), so the file is byte for byte the one in the repository."""
+    with step(page, lab, "01b-open-and-save-unedited"):
+        path = "notebooks/02_naive_bpe.ipynb"
+        page.wait_for_function("() => window.jupyterapp", timeout=180_000)
+        page.evaluate(f"async () => {{ await window.jupyterapp.restored; "
+                      f"await window.jupyterapp.commands.execute("
+                      f"'docmanager:open', {{path: {json.dumps(path)}}}); }}")
+        open_notebook(page, "02_naive_bpe.ipynb")
+        time.sleep(2)                                 # let the kernel's info settle
+        dirty = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+        page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save'); }")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+        time.sleep(1)
+        saved = (lab["course"] / path).read_bytes()
+        assert saved == (ROOT / path).read_bytes()
+        assert not dirty, "the notebook shows as edited as soon as it opens"
+
+
 def test_the_learner_sees_no_nbgrader_tooling(page, lab):
     with step(page, lab, "02-no-nbgrader"):
         menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
