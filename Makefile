@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: lab lab-instructor test test-all test-browser venv dev notebooks exercises bench clean
+.PHONY: home lab lab-instructor test test-all test-browser venv dev notebooks exercises bench clean
 
 # Two layers in one .venv: `make lab` installs what a learner needs (the package with the
 # "learn" extra: JupyterLab and a kernel); `make test` adds the "dev" extra (the test tools).
@@ -76,6 +76,13 @@ exercises: dev
 bench: dev
 	$(BIN)/python benchmarks/encode_speed.py
 	$(BIN)/python benchmarks/train_speed.py
+
+# Move the course's home (the repository the Colab badges open and the setup cells install
+# from): rewrites course.py, every badge and setup cell, the worksheets, README and pyproject.
+BRANCH ?= main
+home: venv
+	@test -n "$(REPO)" || { echo "usage: make home REPO=owner/name [BRANCH=main]" >&2; exit 2; }
+	$(BIN)/python tools/home.py "$(REPO)" "$(BRANCH)"
 
 clean:
 	rm -rf $(VENV) build *.egg-info
