@@ -76,8 +76,13 @@ def lab(tmp_path_factory):
     settings.mkdir(parents=True)
     # Every cell in the page (no virtual scrolling), so the test can see every output.
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    # The kernel `make lab` registers (tools/learner-lab/kernel.py), in this test's own
+    # Jupyter data folder, so that it is the one used whatever environment runs the test.
+    subprocess.run([sys.executable, str(ROOT / "tools" / "learner-lab" / "kernel.py"), "install",
+                    str(tmp / "prefix")], check=True, capture_output=True)
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+           "JUPYTER_PATH": str(tmp / "prefix" / "share" / "jupyter"),
            "JUPYTER_CONFIG_PATH": str(ROOT / "tools" / "learner-lab"),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),

@@ -1,6 +1,7 @@
 """The learner lab's Python kernel: ipykernel's own, under ipykernel's own names.
 
     python tools/learner-lab/kernel.py install     # what `make lab` runs (into sys.prefix)
+    python tools/learner-lab/kernel.py install PREFIX   # into PREFIX/share/jupyter (tests)
 
 JupyterLab writes the kernel's `language_info` into a notebook as soon as the kernel starts,
 and marks the notebook as edited if it differs from the stored one. The stored notebooks leave
@@ -18,11 +19,11 @@ import sys
 NAME, DISPLAY_NAME = "python3", "Python 3 (ipykernel)"    # = course.KERNELSPEC
 
 
-def install() -> None:
+def install(prefix: str = sys.prefix) -> None:
     """Register this kernel as `python3` in this environment (sys.prefix), as `python -m
     ipykernel install --sys-prefix` would, with this file in place of ipykernel_launcher."""
     from ipykernel.kernelspec import install as ipykernel_install
-    folder = ipykernel_install(kernel_name=NAME, display_name=DISPLAY_NAME, prefix=sys.prefix)
+    folder = ipykernel_install(kernel_name=NAME, display_name=DISPLAY_NAME, prefix=prefix)
     spec_file = os.path.join(folder, "kernel.json")
     with open(spec_file, encoding="utf-8") as f:
         spec = json.load(f)
@@ -42,7 +43,7 @@ def launch() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["install"]:
-        install()
+    if sys.argv[1:2] == ["install"] and len(sys.argv) <= 3:
+        install(*sys.argv[2:])
     else:
         launch()
