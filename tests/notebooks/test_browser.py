@@ -191,6 +191,9 @@ def test_chapter_01_opens_and_runs_all_without_an_error(page, lab):
     with step(page, lab, "01-chapter01-run-all"):
         assert DEFAULT_URL == "/lab/tree/notebooks/01_unicode_and_bytes.ipynb"
         open_notebook(page, "01_unicode_and_bytes.ipynb")
+        # as the README says: the file browser shows the chapter's folder, notebooks/
+        browser_path = page.evaluate("() => document.querySelector('.jp-BreadCrumbs').innerText")
+        assert "notebooks" in browser_path, browser_path
         cells = run_all(page)
         assert [c for c in cells if c["errors"]] == []
         assert len(cells) > 10
