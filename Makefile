@@ -7,16 +7,27 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: lab lab-instructor test test-all test-browser venv notebooks exercises bench clean
+.PHONY: home lab lab-instructor test test-all test-browser venv dev notebooks exercises bench clean
 
+# Two layers in one .venv: `make lab` installs what a learner needs (the package with the
+# "learn" extra: JupyterLab and a kernel); `make test` adds the "dev" extra (the test tools).
+# The kernel is ipykernel's, under ipykernel's names ("python3", "Python 3 (ipykernel)"), as
+# every notebook stores it, and it reports no exact Python version (which the notebooks leave
+# out), so opening a notebook changes nothing in it: see tools/learner-lab/kernel.py.
 $(BIN)/activate: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bpe-course)" >/dev/null
+	$(BIN)/python -m pip install --quiet -e ".[learn]"
+	$(BIN)/python tools/learner-lab/kernel.py install
+	rm -f $(VENV)/.dev $(VENV)/.instructor
 	touch $(BIN)/activate
 
+$(VENV)/.dev: $(BIN)/activate
+	$(BIN)/python -m pip install --quiet -e ".[learn,dev]"
+	touch $(VENV)/.dev
+
 venv: $(BIN)/activate
+dev: $(VENV)/.dev
 
 # Jupyter refuses to run as root (containers, some cloud machines) unless told.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -30,37 +41,48 @@ lab: venv
 	JUPYTER_CONFIG_PATH="$(CURDIR)/tools/learner-lab$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	  $(BIN)/jupyter lab $(LAB_ARGS)
 
-lab-instructor: venv
+$(VENV)/.instructor: $(BIN)/activate
+	$(BIN)/python -m pip install --quiet -e ".[learn,instructor]"
+	touch $(VENV)/.instructor
+
+lab-instructor: venv $(VENV)/.instructor
 	$(BIN)/jupyter lab $(LAB_ARGS)
 
 # The suite in up to 4 processes (one per core), each test file whole in one process: a
 # notebook's cells and a file's shared fixtures stay together. PARALLEL= runs it in one.
 PARALLEL ?= -n auto --maxprocesses=4 --dist loadfile
-test: venv
+test: dev
 	$(BIN)/python -m pytest $(PARALLEL)
 
 # Only the browser tests (JupyterLab driven by headless Chromium; see CONTRIBUTING.md).
-test-browser: venv
+test-browser: dev
 	$(BIN)/python -m pytest -m browser tests/notebooks/test_browser.py
 
 # tox finds interpreters on PATH by name (python3.12, ...). pyenv's are not there by name
 # unless selected, so hand tox those of pyenv's versions 3.10-3.13 that exist, if any.
 PYENV_PYTHONS := $(wildcard $(shell pyenv root 2>/dev/null)/versions/3.1[0-3].*/bin/python3.1[0-3])
 ENVS ?=
-test-all: venv
+test-all: dev
 	$(BIN)/python -m tox $(if $(ENVS),-e $(ENVS)) $(if $(PYENV_PYTHONS),--discover $(PYENV_PYTHONS))
 
 # Re-execute every notebook and save its outputs (run after editing a notebook).
-notebooks: venv
+notebooks: dev
 	$(BIN)/python tools/notebooks.py run
 
 # Regenerate the student worksheets in exercises/ from solutions/.
-exercises: venv
+exercises: dev
 	$(BIN)/python -m bpe_course exercises
 
-bench: venv
+bench: dev
 	$(BIN)/python benchmarks/encode_speed.py
 	$(BIN)/python benchmarks/train_speed.py
+
+# Move the course's home (the repository the Colab badges open and the setup cells install
+# from): rewrites course.py, every badge and setup cell, the worksheets, README and pyproject.
+BRANCH ?= main
+home: venv
+	@test -n "$(REPO)" || { echo "usage: make home REPO=owner/name [BRANCH=main]" >&2; exit 2; }
+	$(BIN)/python tools/home.py "$(REPO)" "$(BRANCH)"
 
 clean:
 	rm -rf $(VENV) build *.egg-info

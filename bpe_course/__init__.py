@@ -61,6 +61,8 @@ fills tiktoken's cache the first time tiktoken looks for its encodings; call
 `offline_tiktoken()` to do it yourself and see what happened.
 """
 
+from importlib import metadata as _metadata
+
 from ._safe_path import guard as _guard
 
 _guard()        # only under `python -m bpe_course`: see _safe_path
@@ -86,6 +88,12 @@ from .wordpiece.trainer import train_wordpiece
 from .pipeline.tokenizer_json import load_tokenizer_json
 from .viz import compare_tokens, merge_tree, show_tokens
 from .explorer import token_explorer
+
+# The one version number is pyproject.toml's; the installed package's metadata carries it.
+try:
+    __version__ = _metadata.version("bpe-course")
+except _metadata.PackageNotFoundError:      # the source tree on sys.path, not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",

@@ -53,7 +53,15 @@ def drop_working_directory() -> None:
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]
 
 
+def _exit_quietly(signum, frame):                  # pragma: no cover (runs in a subprocess)
+    os._exit(130)                                   # 128 + SIGINT, as a shell reports it
+
+
 def guard() -> None:
-    """Drop the working directory from `sys.path` if this is `python -m bpe_course`."""
+    """Under `python -m bpe_course` only: drop the working directory from `sys.path`, and
+    let Ctrl-C end the program quietly (exit status 130, no traceback) while the package
+    imports; `bpe_course.__main__` takes over once the command line is loaded."""
     if started_as_course(getattr(sys, "orig_argv", [])):
         drop_working_directory()
+        import signal
+        signal.signal(signal.SIGINT, _exit_quietly)

@@ -37,7 +37,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bpe_course.classroom.authoring.course import SETUP_MARK, badge, setup_source  # noqa: E402
+from bpe_course.classroom.authoring.course import (KERNELSPEC, SETUP_MARK, badge,  # noqa: E402
+                                                  setup_source)
 
 FOLDERS = ("notebooks", "solutions", "exercises")
 
@@ -64,8 +65,8 @@ def expected_header_problems(nb, relpath: str) -> list[str]:
         problems.append("first markdown cell lacks the Colab badge for this notebook")
     if not code or code[0].source != setup_source():
         problems.append("first code cell is not the standard setup cell")
-    if nb.metadata.get("kernelspec", {}).get("name") != "python3":
-        problems.append("kernel is not python3")
+    if nb.metadata.get("kernelspec") != KERNELSPEC:
+        problems.append(f"kernelspec is not {KERNELSPEC} (what Jupyter would write on opening)")
     return problems
 
 
@@ -84,7 +85,7 @@ def fix_headers(path: Path) -> bool:
     else:
         cell = nbformat.v4.new_code_cell(setup_source())
         nb.cells.insert(nb.cells.index(md) + 1, cell)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     if nbformat.writes(nb) != before:
         nbformat.write(nb, path)
         return True

@@ -77,7 +77,12 @@ def lab(tmp_path_factory):
     settings.mkdir(parents=True)
     # Every cell in the page (no virtual scrolling), so the test can see every output.
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    # The kernel `make lab` registers (tools/learner-lab/kernel.py), in this test's own
+    # Jupyter data folder, so that it is the one used whatever environment runs the test.
+    subprocess.run([sys.executable, str(ROOT / "tools" / "learner-lab" / "kernel.py"), "install",
+                    str(tmp / "prefix")], check=True, capture_output=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+           "JUPYTER_PATH": str(tmp / "prefix" / "share" / "jupyter"),
            "JUPYTER_CONFIG_PATH": str(ROOT / "tools" / "learner-lab"),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
@@ -202,10 +207,34 @@ def test_chapter_01_opens_and_runs_all_without_an_error(page, lab):
     with step(page, lab, "01-chapter01-run-all"):
         assert DEFAULT_URL == "/lab/tree/notebooks/01_unicode_and_bytes.ipynb"
         open_notebook(page, "01_unicode_and_bytes.ipynb")
+        # as the README says: the file browser shows the chapter's folder, notebooks/
+        browser_path = page.evaluate("() => document.querySelector('.jp-BreadCrumbs').innerText")
+        assert "notebooks" in browser_path, browser_path
         cells = run_all(page)
         assert [c for c in cells if c["errors"]] == []
         assert len(cells) > 10
         page.locator(".jp-RenderedImage img").first.scroll_into_view_if_needed()
+
+
+def test_a_notebook_opened_and_saved_unedited_is_unchanged(page, lab):
+    """Its stored kernelspec is the lab kernel's, so opening marks nothing as edited; the
+    language_info JupyterLab records on saving loses its Python version again (the learner
+    lab's pre-save hook), so the file is byte for byte the one in the repository."""
+    with step(page, lab, "01b-open-and-save-unedited"):
+        path = "notebooks/02_naive_bpe.ipynb"
+        page.wait_for_function("() => window.jupyterapp", timeout=180_000)
+        page.evaluate(f"async () => {{ await window.jupyterapp.restored; "
+                      f"await window.jupyterapp.commands.execute("
+                      f"'docmanager:open', {{path: {json.dumps(path)}}}); }}")
+        open_notebook(page, "02_naive_bpe.ipynb")
+        time.sleep(2)                                 # let the kernel's info settle
+        dirty = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+        page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save'); }")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+        time.sleep(1)
+        saved = (lab["course"] / path).read_bytes()
+        assert saved == (ROOT / path).read_bytes()
+        assert not dirty, "the notebook shows as edited as soon as it opens"
 
 
 def test_the_learner_sees_no_nbgrader_tooling(page, lab):

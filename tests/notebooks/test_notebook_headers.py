@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_course.classroom.authoring.course import REPO, badge, setup_source
+from bpe_course.classroom.authoring.course import KERNELSPEC, REPO, badge, setup_source
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")
@@ -30,7 +30,7 @@ def test_badge_setup_cell_and_kernel(path):
     assert first_md.source.startswith("# ")
     assert badge(relpath) in first_md.source
     assert first_code.source == setup_source()
-    assert nb.metadata["kernelspec"]["name"] == "python3"
+    assert nb.metadata["kernelspec"] == KERNELSPEC
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))

@@ -25,3 +25,16 @@ c.LabApp.extension_manager = "readonly"
 # (posix only) cannot be reached from the network at all, so there is nothing to warn about.
 if os.name == "posix":
     c.KernelManager.transport = "ipc"
+
+
+# Every notebook is stored with ipykernel's kernelspec, which the lab's kernel has too, so
+# JupyterLab finds nothing to change there. It does record the kernel's language_info, whose
+# "version" is the learner's exact Python (3.12.7, ...), which the stored notebooks leave out
+# so that they are the same on every Python: drop it again on saving, so that saving a notebook
+# one has not edited writes the same bytes and `git pull` meets no conflict.
+def _drop_python_version(model, **kwargs):
+    if model.get("type") == "notebook" and isinstance(model.get("content"), dict):
+        model["content"].get("metadata", {}).get("language_info", {}).pop("version", None)
+
+
+c.ContentsManager.pre_save_hook = _drop_python_version

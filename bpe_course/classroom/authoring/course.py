@@ -8,6 +8,9 @@ that all notebooks agree with them.
 REPO = "bpe-course/bpe-course"           # GitHub owner/name
 BRANCH = "main"
 SETUP_MARK = "# Setup: in Colab, install the course package; elsewhere, nothing to do."
+# The kernel every notebook stores: ipykernel's own spec, which plain Jupyter, Binder and
+# `make lab` (Makefile) all offer under these names, so opening a notebook leaves it unchanged.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 def badge(relpath: str) -> str:
@@ -24,6 +27,7 @@ def setup_source() -> str:
         "",
         'if "google.colab" in sys.modules:',
         f'    %pip install --quiet "bpe-course @ git+https://github.com/{REPO}@{BRANCH}"',
+        '    print("bpe-course installed; no restart needed.")',
     ])
 
 
