@@ -73,7 +73,7 @@ CHAPTERS = [
     ("11", "sentencepiece", "SentencePiece",
      ["bpe_course.sentencepiece", "bpe_course.SentencePieceBPE",
       "bpe_course.train_codepoint_bpe"]),
-    ("12", "beyond_text_bpe", "Beyond text BPE", []),
+    ("13", "beyond_text_bpe", "Beyond text BPE", []),
 ]
 
 
