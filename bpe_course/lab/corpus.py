@@ -168,8 +168,8 @@ class ShardWriter:
     """Documents into `train-NNNNN.txt` and `heldout-NNNNN.txt` shards, each document
     followed by a line holding only `EOT`; exact repeats and short documents dropped."""
 
-    def __init__(self, folder: Path, per_mille: int):
-        self.folder, self.per_mille = folder, per_mille
+    def __init__(self, folder: Path, per_mille: int, shard_bytes: int = SHARD_BYTES):
+        self.folder, self.per_mille, self.shard_bytes = folder, per_mille, shard_bytes
         self.shards: list[dict] = []
         self.open: dict[str, tuple] = {}      # split -> (file, hasher, entry)
         self.seen: set[bytes] = set()         # digests of the documents written
@@ -184,7 +184,7 @@ class ShardWriter:
             return 0
         self.seen.add(digest)
         split = "heldout" if is_heldout(doc_id, self.per_mille) else "train"
-        if split in self.open and self.open[split][2]["bytes"] + len(data) > SHARD_BYTES:
+        if split in self.open and self.open[split][2]["bytes"] + len(data) > self.shard_bytes:
             self.close_shard(split)
         if split not in self.open:
             number = sum(s["split"] == split for s in self.shards)
@@ -348,17 +348,19 @@ def cached_debs(names: list[str], folder: Path, recorded: dict[str, dict], fetch
 SLICE_CODE_BYTES = 3_000_000
 SLICE_DOC_CHARS = 4000
 SLICE_HELDOUT_PER_MILLE = 50
+SLICE_SHARD_BYTES = 500_000
 
 
 def course_slice(folder: str | os.PathLike) -> "Corpus":
     """The chapter's default corpus: the course's prose and 3 MB of its Python code
     (`corpora`, shipped with the package and checked by sha256), cut into documents of
     about 4,000 characters at blank lines, written as shards with a manifest like the
-    full corpus's (5% held out, since the slice is small). Needs no network."""
+    full corpus's (5% held out, since the slice is small; shards of 0.5 MB, so that
+    the slice has several). Needs no network."""
     from .. import corpora
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    writer = ShardWriter(folder, SLICE_HELDOUT_PER_MILLE)
+    writer = ShardWriter(folder, SLICE_HELDOUT_PER_MILLE, SLICE_SHARD_BYTES)
     packages = []
     for name, text in [("prose", corpora.prose()),
                        ("python_code", corpora.python_code(SLICE_CODE_BYTES))]:
@@ -435,6 +437,12 @@ class Corpus:
         for path in self.shards(split):
             text = path.read_text(encoding="utf-8")
             yield from text[:-len(sep)].split(sep) if text else ()
+
+    def sample(self, split: str = "train", max_bytes: int = 30_000_000) -> list[str]:
+        """About `max_bytes` of a split's documents, spread over all of it: every k-th
+        document, with k the split's size over `max_bytes` (1 when it is smaller)."""
+        k = max(1, -(-self.bytes(split) // max_bytes))
+        return [doc for i, doc in enumerate(self.documents(split)) if i % k == 0]
 
     def sources(self) -> list[dict]:
         """One row per package: name, version, language, licences, documents, megabytes."""

@@ -83,8 +83,13 @@ class _VisibleText(HTMLParser):
             self.parts.append("\n")
 
     def handle_data(self, data):
-        if not self.skipping:
-            self.parts.append(data if self.pre else re.sub(r"\s+", " ", data))
+        if self.skipping:
+            return
+        if not self.pre:                     # as a browser shows it: runs of spaces as one,
+            data = re.sub(r"\s+", " ", data)  # none at the start of a line
+            if not self.parts or self.parts[-1].endswith("\n"):
+                data = data.lstrip(" ")
+        self.parts.append(data)
 
 
 def html_to_text(html: str) -> str:
@@ -96,10 +101,9 @@ def html_to_text(html: str) -> str:
 
 
 def tidy(text: str) -> str:
-    """Trailing spaces off every line, one leading space (left by collapsing) off, at most one
-    blank line in a row, no blank lines at either end."""
+    """Trailing spaces off every line, at most one blank line in a row, no blank lines at
+    either end."""
     text = re.sub(r"[ \t]+\n", "\n", text)
-    text = re.sub(r"\n ", "\n", text)
     return re.sub(r"\n{3,}", "\n\n", text).strip("\n ")
 
 
@@ -206,15 +210,19 @@ def roff_to_text(source: str) -> str:
         if request.startswith('\\"') or not request:
             continue                         # a comment, or an empty request
         args = [roff_inline(a) for a in roff_arguments(rest)]
-        if request == "TH":
+        if request == "Dd":
+            continue                         # mdoc's date
+        if request in ("TH", "Dt"):
             flush()
             out.extend([f"{args[0]}({args[1]})" if len(args) > 1 else " ".join(args), ""])
         elif request in ("SH", "SS", "Sh", "Ss"):
             flush()
             out.extend(["", " ".join(args)])
-        elif request == "TS":
+        elif request == "TS":                # a table: format lines, then rows as they are
             flush()
-            table_format = True
+            table_format, fill = True, False
+        elif request == "TE":
+            fill = True
         elif request in ("nf", "EX", "Bd"):
             flush()
             fill = False

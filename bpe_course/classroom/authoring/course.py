@@ -74,6 +74,7 @@ CHAPTERS = [
      ["bpe_course.sentencepiece", "bpe_course.SentencePieceBPE",
       "bpe_course.train_codepoint_bpe"]),
     ("13", "beyond_text_bpe", "Beyond text BPE", []),
+    ("14", "lab_at_scale", "Lab: training at scale", ["bpe_course.lab"]),
 ]
 
 
