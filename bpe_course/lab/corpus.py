@@ -258,6 +258,7 @@ def build(folder: str | os.PathLike | None = None, size: int = 1_000_000_000,
         problems = verify(folder)
         if not problems and old.get("target_bytes") == size:
             log(f"{folder}: {len(old['shards'])} shards verified by sha256; reusing them")
+            refresh_licences(folder, old)
             return Corpus(folder)
         log("rebuilding: " + ("; ".join(problems) if problems else
                               f"the size asked for is {size:,} bytes, not "
@@ -316,6 +317,21 @@ def build(folder: str | os.PathLike | None = None, size: int = 1_000_000_000,
     manifest_path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",
                              encoding="utf-8")
     return Corpus(folder)
+
+
+def refresh_licences(folder: Path, manifest: dict) -> None:
+    """Read the licences again from the copyright files kept in `licences/` (those whose
+    sha256 the manifest recorded), so a better reading reaches a corpus already built."""
+    changed = False
+    for entry in manifest["packages"]:
+        path = folder / "licences" / f"{entry['package']}.copyright"
+        if path.is_file() and sha256_file(path) == entry.get("copyright_sha256"):
+            names = debian.licences(path.read_bytes().decode("utf-8", "replace"))
+            changed |= names != entry["licences"]
+            entry["licences"] = names
+    if changed:
+        (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False)
+                                              + "\n", encoding="utf-8")
 
 
 def cached_debs(names: list[str], folder: Path, recorded: dict[str, dict], fetch, log

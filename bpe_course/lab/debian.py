@@ -84,9 +84,15 @@ KNOWN = ["GPL", "LGPL", "AGPL", "GFDL", "BSD", "MIT", "Expat", "Apache", "MPL", 
 
 
 def licences(copyright_text: str) -> list[str]:
-    """The licences a Debian copyright file names: its `License:` fields (the
-    machine-readable format), else the known licence names its text mentions, in order."""
-    found = re.findall(r"^License:[ \t]*(\S[^\n]*)$", copyright_text, flags=re.MULTILINE)
+    """The licences a Debian copyright file names: the short names in its `License:` fields
+    (the machine-readable format), else the known licence names its text mentions, in order.
+
+    Subtle: a `License:` field may hold the licence's whole text instead of its name
+    (Python's does); a value of more than six words, or with a comma, is not a name.
+    """
+    found = [value for value in re.findall(r"^License:[ \t]*(\S[^\n]*)$", copyright_text,
+                                           flags=re.MULTILINE)
+             if len(value.split()) <= 6 and "," not in value]
     if not found:
         found = [name for name in KNOWN if re.search(rf"\b{re.escape(name)}\b", copyright_text)]
     return list(dict.fromkeys(x.strip() for x in found))

@@ -268,3 +268,20 @@ def test_sizes_are_read_in_decimal_units():
     assert corpus.parse_size("300MB") == 3 * 10**8
     with pytest.raises(ValueError, match="1GB"):
         corpus.parse_size("-5")
+
+
+def test_a_license_field_holding_the_licence_text_is_not_a_name():
+    text = ("License: PSF-2\n\nLicense: Redistribution and use in source and binary forms, "
+            "with or without\n\nLicense: Permission to use, copy, modify, and distribute\n")
+    assert debian.licences(text) == ["PSF-2"]
+    assert debian.licences("License:\n The PSF License Agreement ...") == ["PSF"]
+
+
+def test_running_again_reads_the_licences_again_from_the_kept_copyright_files(tmp_path, apt):
+    folder = tmp_path / "lab"
+    build(folder, 10**9, sources=SOURCES, fetch=apt)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["packages"][0]["licences"] = ["an older reading"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    again = build(folder, 10**9, sources=SOURCES, fetch=apt)
+    assert again.manifest["packages"][0]["licences"] == ["GPL-2+", "GFDL-NIV-1.3"]
