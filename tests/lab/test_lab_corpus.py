@@ -285,3 +285,16 @@ def test_running_again_reads_the_licences_again_from_the_kept_copyright_files(tm
     (folder / "manifest.json").write_text(json.dumps(manifest))
     again = build(folder, 10**9, sources=SOURCES, fetch=apt)
     assert again.manifest["packages"][0]["licences"] == ["GPL-2+", "GFDL-NIV-1.3"]
+
+
+def test_a_source_tarball_inside_a_package_gives_its_code_files(tmp_path):
+    inner = tar_bytes({"linux/kernel/fork.c": f"int fork(void) {{ {LONG} }}".encode(),
+                       "linux/Documentation/x.c": b"/* the docs package has these */",
+                       "linux/drivers/latin1.c": "/* caf\u00e9 */".encode("latin-1"),
+                       "linux/scripts/logo.png": b"\x89PNG",
+                       "linux/arch/Kconfig": f"config X {LONG}".encode()}, "w:xz")
+    make_deb(tmp_path / "src.deb", "linux-source", "6.1", {"usr/src/linux.tar.xz": inner})
+    source = Source("linux-source", "code", "tarball", r"^usr/src/linux.*\.tar\.xz$")
+    docs = dict(corpus.documents(source, tmp_path / "src.deb"))
+    assert list(docs) == ["linux-source:linux/kernel/fork.c", "linux-source:linux/arch/Kconfig"]
+    assert docs["linux-source:linux/kernel/fork.c"].startswith("int fork(void)")
