@@ -129,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {how}", flush=True)
         return 2
     (root / "results").mkdir(parents=True, exist_ok=True)
+    if mode == "container":
+        # The notebook's users share the container with the results: the folder becomes
+        # root's, so that no file in it can be replaced or linked elsewhere by them.
+        os.chown(root / "results", 0, 0)
+        (root / "results").chmod(0o755)
     target = root / "results" / "results.json"
     seed = secrets.randbelow(2**31)
     hidden = config.get("hidden_details", "after_published")
