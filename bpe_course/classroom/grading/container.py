@@ -116,7 +116,7 @@ def hidden_dirs() -> list[Path]:
 
 
 def code_files(package: Path) -> list[Path]:
-    """The installed course's code: every file of the package but its `data` folder."""
+    """A package's code: every file in its folder but those of its `data` folder."""
     data = package / "data"
     return [p for p in package.rglob("*") if p.is_file() and not p.is_relative_to(data)]
 
