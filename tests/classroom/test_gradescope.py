@@ -195,6 +195,15 @@ def test_the_zip_holds_setup_and_run_autograder_at_its_root_executable(zips):
     assert not any("solutions/" in n or n.endswith(".ipynb") for n in names)
 
 
+def test_both_scripts_are_valid_bash(zips, tmp_path):
+    with zipfile.ZipFile(zips["bubblewrap"]) as archive:
+        archive.extractall(tmp_path)
+    for name in ("setup.sh", "run_autograder"):
+        done = subprocess.run(["bash", "-n", str(tmp_path / name)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / name).read_text().startswith("#!/usr/bin/env bash\n")
+
+
 def test_a_worksheet_is_named_by_name_number_or_path():
     assert autograder.worksheet_name("02") == WORKSHEET
     assert autograder.worksheet_name("solutions/02_bpe_basics.ipynb") == WORKSHEET
@@ -265,6 +274,19 @@ def test_a_submission_without_the_worksheet_gets_zero_and_says_what_to_upload(zi
     assert data["score"] == 0
     assert f"04_regex_tokenizer.ipynb is worksheet 04_regex_tokenizer, not {WORKSHEET}" in data["output"]
     assert all(f"upload your {WORKSHEET}.ipynb" in t["output"] for t in scored(data).values())
+
+
+def test_of_several_notebooks_the_best_counts_and_the_others_are_named(zips, tmp_path):
+    root = autograder_tree(tmp_path, zips["bubblewrap"], {
+        "a.ipynb": wrong_notebook(), "b.ipynb": worksheet("solutions"),
+        "04_regex_tokenizer.ipynb": worksheet("solutions", "04_regex_tokenizer")})
+    done = run_autograder(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = graded(root)
+    assert data["score"] == sum(WORKSHEETS[WORKSHEET].points.values())
+    assert f"Graded b.ipynb as worksheet {WORKSHEET}" in data["output"]
+    assert "Also graded, not counted: a.ipynb" in data["output"]
+    assert "04_regex_tokenizer.ipynb is worksheet 04_regex_tokenizer" in data["output"]
 
 
 def test_without_bubblewrap_the_autograder_refuses_and_writes_no_grade(zips, tmp_path):
