@@ -213,6 +213,19 @@ def test_a_worksheet_is_named_by_name_number_or_path():
         autograder.worksheet_name("03")
 
 
+@pytest.mark.parametrize("args, says", [
+    (["03"], "error: no worksheet '03': give one of 01_utf8_warmups"),
+    (["02", "-o", "no/such/folder/autograder.zip"], "the folder no/such/folder does not exist"),
+    (["02", "--wheel", "missing.whl"], "error: --wheel missing.whl: no such file"),
+])
+def test_bad_input_is_one_line_before_any_work(tmp_path, args, says):
+    done = subprocess.run([sys.executable, "-m", "bpe_course", "gradescope", *args],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2
+    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 # -- what run_autograder writes -------------------------------------------------------------------
 
 def test_a_solution_gets_full_marks(zips, tmp_path):
