@@ -220,7 +220,8 @@ def test_a_worksheet_is_named_by_name_number_or_path():
 ])
 def test_bad_input_is_one_line_before_any_work(tmp_path, args, says):
     done = subprocess.run([sys.executable, "-m", "bpe_course", "gradescope", *args],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 2
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
