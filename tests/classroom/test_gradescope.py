@@ -118,9 +118,11 @@ def zips(tmp_path_factory):
     made, wheel = {}, []
     for sandbox in ("bubblewrap", "container"):
         target = folder / f"{sandbox}.zip"
+        # This tree first: the wheel is built from the source tree the course is imported
+        # from (under tox, the installed course is a wheel, not a tree).
         done = subprocess.run([sys.executable, "-m", "bpe_course", "gradescope", "02", "-o",
                                str(target), "--sandbox", sandbox, *wheel], capture_output=True,
-                              text=True, timeout=600)
+                              text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
         assert done.returncode == 0, done.stderr
         assert f"wrote {target}" in done.stdout
         made[sandbox] = target
