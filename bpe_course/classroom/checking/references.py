@@ -209,7 +209,8 @@ def viterbi(text: str, scores: dict[str, float]) -> tuple[list[str], float]:
     no piece may be a piece of its own, scored `min(scores) - 10`. On a tie the first
     start found (the smallest) stays, so the last piece is the longest. The sums are
     Python floats, exact for the 32-bit scores of a `.model` file; the library adds in
-    32-bit floats, which can tip a near tie the other way (see `unigram.segment`).
+    32-bit floats, which can tip a near tie the other way (see
+    `unigram.SentencePieceUnigram.segment`).
 
     >>> viterbi("▁ab", {"▁": -2.0, "a": -3.0, "b": -3.0, "▁a": -4.0, "ab": -2.5})
     (['▁', 'ab'], -4.5)
