@@ -319,7 +319,7 @@ def wordpiece_groups() -> list[Group]:
                               ("xunaffable", {"un", "##aff", "##able"})],
                 UNK_HINT + " Greedy never goes back to try a shorter piece."),
         *_cases("wordpiece", [("hello", {"hello"}, 5)], LIMIT_HINT, breaks=EDGE),
-        *_cases("wordpiece", [("helloo", {"hello", "##o"}, 5), ("héllo", {"héllo"}, 5),
+        *_cases("wordpiece", [("helloo", {"hello", "##o"}, 5), ("hééllo", {"hééllo"}, 7),
                               ("日本語", {"日本語"}, 3), ("日本語", {"日", "##本", "##語"}, 2)],
                 LIMIT_HINT, breaks=CONTRACT),
         Case("wordpiece('a' * 100, {'a', '##a'})", LIMIT_HINT + " The default is 100.",
