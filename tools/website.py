@@ -145,6 +145,9 @@ def rewrite_links(text: str, source: str, site_sources: dict[str, str], root: Pa
                              f"({repo_path} does not exist)")
         return f"{match['head']}({new}{match['title'] or ''})"
 
+    # the site serves its own copy of Colab's badge
+    text = text.replace(f"]({COLAB_BADGE})",
+                        f"]({relpath('_static/colab-badge.svg', staged_here)})")
     out, fenced = [], False
     for line in text.split("\n"):
         if FENCE.match(line.lstrip()):
@@ -189,7 +192,8 @@ def page_links(page: Page, graded: bool) -> str:
     return '<p class="bpe-page-links">' + " · ".join(parts) + "</p>"
 
 
-def stage_notebook(page: Page, site_sources: dict[str, str], graded: bool) -> None:
+def stage_notebook(page: Page, site_sources: dict[str, str], graded: bool,
+                   into: Path) -> None:
     nb = json.loads((ROOT / page.source).read_text(encoding="utf-8"))
     first = True
     for cell in nb["cells"]:
@@ -205,10 +209,10 @@ def stage_notebook(page: Page, site_sources: dict[str, str], graded: bool) -> No
             text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
             first = False
         cell["source"] = rewrite_links(text, page.source, site_sources)
-    target = STAGE / (page.docname + ".ipynb")
+    target = into / (page.docname + ".ipynb")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
-    download = STAGE / "_files" / Path(page.docname).parent / Path(page.source).name
+    download = into / "_files" / Path(page.docname).parent / Path(page.source).name
     download.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / page.source, download)
 
@@ -292,12 +296,12 @@ def toctree(caption: str, pages: list[Page], site_sources) -> str:
     return f"\n```{{toctree}}\n:hidden:\n:caption: {caption}\n\n{entries}\n```\n"
 
 
-def stage(root: Path = ROOT) -> dict[str, list[Page]]:
-    """Write the site's sources into build/site-src/."""
+def stage(into: Path = STAGE, root: Path = ROOT) -> dict[str, list[Page]]:
+    """Write the site's sources into `into` (emptied first)."""
     sections = plan(root)
-    if STAGE.exists():
-        shutil.rmtree(STAGE)
-    shutil.copytree(CONF, STAGE, ignore=shutil.ignore_patterns("__pycache__"))
+    if into.exists():
+        shutil.rmtree(into)
+    shutil.copytree(CONF, into, ignore=shutil.ignore_patterns("__pycache__"))
     # repository path -> staged source path, for every file the site publishes
     site_sources = {"README.md": "index.md", "exercises/README.md": "exercises/README.md"}
     for pages in sections.values():
@@ -308,49 +312,55 @@ def stage(root: Path = ROOT) -> dict[str, list[Page]]:
                 site_sources[p.source] = p.docname + ".md"
     worksheets = {p.source for p in sections["The course"] if p.source.startswith("exercises/")}
     for page in sections["The course"]:
-        stage_notebook(page, site_sources, graded=page.source in worksheets)
+        stage_notebook(page, site_sources, graded=page.source in worksheets, into=into)
     readme = (root / "README.md").read_text(encoding="utf-8")
     home, faq = split_faq(readme)
     faq = faq.replace("## FAQ", "# FAQ", 1)
     site_sources["FAQ.md"] = "faq.md"
-    (STAGE / "faq.md").write_text(rewrite_links(faq, "README.md", {**site_sources,
+    (into / "faq.md").write_text(rewrite_links(faq, "README.md", {**site_sources,
                                   "README.md": "faq.md"}), encoding="utf-8")
     home = rewrite_links(home, "README.md", site_sources)
     for caption, pages in sections.items():
         home += toctree(caption, pages, site_sources)
-    (STAGE / "index.md").write_text(home, encoding="utf-8")
+    (into / "index.md").write_text(home, encoding="utf-8")
     for page in sections["More"][1:]:
         text = (root / page.source).read_text(encoding="utf-8")
-        (STAGE / (page.docname + ".md")).parent.mkdir(parents=True, exist_ok=True)
-        (STAGE / (page.docname + ".md")).write_text(rewrite_links(text, page.source, site_sources),
+        (into / (page.docname + ".md")).parent.mkdir(parents=True, exist_ok=True)
+        (into / (page.docname + ".md")).write_text(rewrite_links(text, page.source, site_sources),
                                                    encoding="utf-8")
     text = (root / "exercises" / "README.md").read_text(encoding="utf-8")
-    (STAGE / "exercises" / "README.md").write_text(
+    (into / "exercises" / "README.md").write_text(
         rewrite_links(text, "exercises/README.md", site_sources), encoding="utf-8")
     for page in sections["Grading"][1:]:
         worksheet = "exercises/" + Path(page.docname).name + ".ipynb"
         text = grading_page(Path(page.docname).name, notebook_title(root / worksheet))
         source = f"grading/{Path(page.docname).name}.md"
-        (STAGE / source).parent.mkdir(parents=True, exist_ok=True)
-        (STAGE / source).write_text(
+        (into / source).parent.mkdir(parents=True, exist_ok=True)
+        (into / source).write_text(
             rewrite_links(text, source, {**site_sources, source: source}), encoding="utf-8")
     return sections
 
 
-def build(out: Path = OUT, quiet: bool = True) -> dict:
-    """Stage and build the site into `out`; return what was built and how long it took."""
+def build(out: Path = OUT, into: Path = STAGE, quiet: bool = True) -> dict:
+    """Stage the sources in `into` and build the site into `out` (emptied first); return
+    the pages built, the sections of the navigation and how long it took."""
     from sphinx.cmd.build import build_main
     start = time.monotonic()
-    sections = stage()
-    args = ["-b", "html", "-W", "--keep-going", "-n", "-j", "auto", str(STAGE), str(out),
-            "-d", str(STAGE.parent / "site-doctrees")]
+    if out.exists():
+        if any(out.iterdir()) and not (out / ".buildinfo").is_file():
+            raise SystemExit(f"{out} is not empty and holds no site built before: "
+                             "give a new or empty folder")
+        shutil.rmtree(out)
+    sections = stage(into)
+    args = ["-b", "html", "-W", "--keep-going", "-n", "-j", "auto", str(into), str(out),
+            "-d", str(into / "_doctrees")]
     if quiet:
         args.insert(0, "-q")
     code = build_main(args)
     if code:
         raise SystemExit(f"the site did not build (sphinx-build exited {code})")
     pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html")
-                   if p.name not in ("genindex.html", "search.html"))
+                   if "_static" not in p.relative_to(out).parts)
     return {"out": out, "pages": pages, "sections": sections,
             "seconds": time.monotonic() - start}
 

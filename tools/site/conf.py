@@ -19,7 +19,7 @@ copyright = "the bpe-course authors, MIT licence"
 html_title = "bpe-course: build a GPT tokenizer, byte by byte"
 
 extensions = ["myst_nb"]
-exclude_patterns = ["_files", "_build", "**.ipynb_checkpoints"]
+exclude_patterns = ["_files", "_doctrees", "**.ipynb_checkpoints"]
 # Stored outputs only: the site shows what the repository stores, and nbval keeps it true.
 nb_execution_mode = "off"
 nb_merge_streams = True
@@ -40,6 +40,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }
+# Light or dark as the reader's system is (the theme logs an error when this is unset).
+html_context = {"default_mode": "auto"}
 html_static_path = ["_static"]
 html_css_files = ["site.css"]
 # The notebooks as stored in the repository, beside their pages: "Download the notebook".
