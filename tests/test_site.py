@@ -297,3 +297,16 @@ def test_searching_for_a_word_finds_its_chapter(site, server, browser):
     page.screenshot(path=SHOTS / "search-SentencePiece.png")
     assert f"/notebooks/{number}_{slug}.html" in hrefs, hrefs
     assert elsewhere == []
+
+
+def test_make_test_installs_the_site_extra_and_make_site_builds_into_site():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    dev_recipe = makefile.split("$(VENV)/.dev: $(BIN)/activate")[1].split("\n\n")[0]
+    assert 'pip install --quiet -e ".[learn,dev,site]"' in dev_recipe
+    assert re.search(r"^site: dev\n\t\$\(BIN\)/python tools/website\.py _site$", makefile, re.M)
+    site_extra = re.search(r"^site = \[\n(.*?)^\]", (ROOT / "pyproject.toml").read_text(),
+                           re.M | re.S)[1]
+    assert set(re.findall(r'^    "([\w-]+)', site_extra, re.M)) == {
+        "sphinx", "myst-nb", "sphinx-book-theme", "latex2mathml"}
+    assert '".[dev,site]"' in (ROOT / "environment.yml").read_text(encoding="utf-8")
+    assert "/_site/" in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
