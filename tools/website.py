@@ -204,7 +204,9 @@ def stage_notebook(page: Page, site_sources: dict[str, str], graded: bool,
             # the repository's badge (an image from Colab's site) gives way to the site's line
             lines = [line for line in text.split("\n")
                      if COLAB_BADGE not in line]
-            title = next(k for k, line in enumerate(lines) if line.startswith("# "))
+            title = next((k for k, line in enumerate(lines) if line.startswith("# ")), None)
+            if title is None:
+                raise ValueError(f"{page.source}: its first markdown cell has no '# title'")
             lines[title + 1:title + 1] = ["", page_links(page, graded), ""]
             text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
             first = False

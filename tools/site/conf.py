@@ -1,6 +1,6 @@
-"""Sphinx's settings for the course's website (`make site`, tools/site.py).
+"""Sphinx's settings for the course's website (`make site`, tools/website.py).
 
-tools/site.py copies this folder into the staged sources (build/site-src/) beside the
+tools/website.py copies this folder into the staged sources (build/site-src/) beside the
 notebooks, worksheets and pages it prepares, and runs Sphinx there. The notebooks are read
 with myst-nb, with their stored outputs (never executed); everything a page needs is served
 from the site itself (no fonts, scripts or images from elsewhere), and math becomes MathML
@@ -47,6 +47,7 @@ html_css_files = ["site.css"]
 # The notebooks as stored in the repository, beside their pages: "Download the notebook".
 html_extra_path = ["_files"]
 html_copy_source = False
+html_use_index = False            # no index entries: the search page finds words
 html_show_sourcelink = False
 html_last_updated_fmt = None
 html_math_renderer = "mathml"
