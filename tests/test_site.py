@@ -310,3 +310,25 @@ def test_make_test_installs_the_site_extra_and_make_site_builds_into_site():
         "sphinx", "myst-nb", "sphinx-book-theme", "latex2mathml"}
     assert '".[dev,site]"' in (ROOT / "environment.yml").read_text(encoding="utf-8")
     assert "/_site/" in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
+def test_links_to_published_files_stay_in_the_site_and_others_go_to_the_home():
+    sources = {"notebooks/02_naive_bpe.ipynb": "notebooks/02_naive_bpe.ipynb",
+               "notebooks/03_encode_decode.ipynb": "notebooks/03_encode_decode.ipynb",
+               "exercises/README.md": "exercises/README.md", "README.md": "index.md"}
+    text = ("See [03](03_encode_decode.ipynb#why-not), [the worksheets](../exercises/README.md), "
+            "[home](../README.md), [solutions](../solutions/), "
+            "[the code](../bpe_course/pairs.py), [web](https://example.org/a), [here](#top)\n"
+            "```\n[not a link](../nowhere.md)\n```\n"
+            "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://c.example/x)")
+    out = website.rewrite_links(text, "notebooks/02_naive_bpe.ipynb", sources)
+    home = f"https://github.com/{REPO}"
+    assert "[03](03_encode_decode.ipynb#why-not)" in out
+    assert "[the worksheets](../exercises/README.md)" in out and "[home](../index.md)" in out
+    assert f"[solutions]({home}/tree/{BRANCH}/solutions)" in out
+    assert f"[the code]({home}/blob/{BRANCH}/bpe_course/pairs.py)" in out
+    assert "(https://example.org/a)" in out and "(#top)" in out
+    assert "[not a link](../nowhere.md)" in out                      # code is left alone
+    assert "](../_static/colab-badge.svg)" in out
+    with pytest.raises(ValueError, match="leads to no file"):
+        website.rewrite_links("[gone](../nowhere.md)", "notebooks/02_naive_bpe.ipynb", sources)
