@@ -189,11 +189,15 @@ def test_colab_badges_and_download_links_name_the_course_home(site):
         source = page.replace(".html", ".ipynb")
         colab = f"https://colab.research.google.com/github/{REPO}/blob/{BRANCH}/{source}"
         assert f'href="{colab}"' in text, page
-        assert f'href="{Path(source).name}" download' in text, page
+        assert f'href="../{source}" download' in text, page
         assert "colab.research.google.com/assets" not in text, page   # the badge is local
     for sheet in worksheet_pages():
         text = (site["out"] / sheet).read_text(encoding="utf-8")
         assert f'href="../grading/{Path(sheet).name}"' in text, sheet
+        grading = (site["out"] / sheet.replace("exercises/", "grading/")).read_text("utf-8")
+        source = sheet.replace(".html", ".ipynb")
+        assert f'href="https://colab.research.google.com/github/{REPO}/blob/{BRANCH}/{source}"' \
+            in grading and f'href="../{source}" download' in grading, sheet
 
 
 def test_each_grading_page_follows_its_worksheet_record(site):

@@ -134,8 +134,7 @@ def rewrite_links(text: str, source: str, site_sources: dict[str, str], root: Pa
         if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
             return match[0]
         bare, hash_, anchor = target.partition("#")
-        repo_path = Path(*[p for p in (here / bare).parts]).as_posix()
-        repo_path = normalise(repo_path)
+        repo_path = normalise((here / bare).as_posix())
         if repo_path in site_sources:
             new = relpath(site_sources[repo_path], staged_here) + hash_ + anchor
         elif (root / repo_path).exists():
@@ -175,19 +174,18 @@ def relpath(target: str, start: Path) -> str:
     return Path(os.path.relpath(target, start.as_posix() or ".")).as_posix()
 
 
-def page_links(page: Page, graded: bool) -> str:
-    """The line under a notebook's title: Open in Colab (at the course's home), download
-    the stored notebook (served beside the page), and for a worksheet how it is graded."""
+def page_links(source: str, at: str, graded: bool) -> str:
+    """The line under a page's title for the notebook `source` (repository path), on the
+    page whose site path is `at`: Open in Colab (at the course's home), download the stored
+    notebook (served beside its own page), and for a worksheet's page how it is graded."""
     c = course()
-    depth = page.docname.count("/")
-    up = "../" * depth
-    colab = f"https://colab.research.google.com/github/{c.REPO}/blob/{c.BRANCH}/{page.source}"
-    name = Path(page.source).name
+    up = "../" * at.count("/")
+    colab = f"https://colab.research.google.com/github/{c.REPO}/blob/{c.BRANCH}/{source}"
     parts = [f'<a class="bpe-colab" href="{colab}"><img src="{up}_static/colab-badge.svg" '
              f'alt="Open In Colab" width="117" height="20"></a>',
-             f'<a class="bpe-download" href="{name}" download>Download the notebook</a>']
+             f'<a class="bpe-download" href="{up}{source}" download>Download the notebook</a>']
     if graded:
-        parts.append(f'<a class="bpe-grading" href="{up}grading/{Path(name).stem}.html">'
+        parts.append(f'<a class="bpe-grading" href="{up}grading/{Path(source).stem}.html">'
                      'How this worksheet is graded</a>')
     return '<p class="bpe-page-links">' + " · ".join(parts) + "</p>"
 
@@ -207,7 +205,7 @@ def stage_notebook(page: Page, site_sources: dict[str, str], graded: bool,
             title = next((k for k, line in enumerate(lines) if line.startswith("# ")), None)
             if title is None:
                 raise ValueError(f"{page.source}: its first markdown cell has no '# title'")
-            lines[title + 1:title + 1] = ["", page_links(page, graded), ""]
+            lines[title + 1:title + 1] = ["", page_links(page.source, page.docname, graded), ""]
             text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
             first = False
         cell["source"] = rewrite_links(text, page.source, site_sources)
@@ -234,6 +232,7 @@ def grading_page(name: str, title: str) -> str:
     worksheet = f"../exercises/{name}.ipynb"
     total = sum(sheet.points.values())
     lines = [f"# How worksheet {name[:2]} is graded", "",
+             page_links(f"exercises/{name}.ipynb", f"grading/{name}", graded=False), "",
              f"Worksheet [{title}]({worksheet}) has {len(sheet.checkers)} exercises worth "
              f"{total} points. Its check cells run the cases the worksheet shows; an "
              "instructor's grader (`python -m bpe_course grade`, see "
@@ -293,7 +292,7 @@ def split_faq(readme: str) -> tuple[str, str]:
     return home, faq
 
 
-def toctree(caption: str, pages: list[Page], site_sources) -> str:
+def toctree(caption: str, pages: list[Page]) -> str:
     entries = "\n".join(f"{p.title} <{p.docname}>" for p in pages)
     return f"\n```{{toctree}}\n:hidden:\n:caption: {caption}\n\n{entries}\n```\n"
 
@@ -318,12 +317,12 @@ def stage(into: Path = STAGE, root: Path = ROOT) -> dict[str, list[Page]]:
     readme = (root / "README.md").read_text(encoding="utf-8")
     home, faq = split_faq(readme)
     faq = faq.replace("## FAQ", "# FAQ", 1)
-    site_sources["FAQ.md"] = "faq.md"
+    site_sources["FAQ.md"] = "faq.md"        # the home's link to it (split_faq)
     (into / "faq.md").write_text(rewrite_links(faq, "README.md", {**site_sources,
                                   "README.md": "faq.md"}), encoding="utf-8")
     home = rewrite_links(home, "README.md", site_sources)
     for caption, pages in sections.items():
-        home += toctree(caption, pages, site_sources)
+        home += toctree(caption, pages)
     (into / "index.md").write_text(home, encoding="utf-8")
     for page in sections["More"][1:]:
         text = (root / page.source).read_text(encoding="utf-8")
