@@ -353,13 +353,17 @@ def build(out: Path = OUT, into: Path = STAGE, quiet: bool = True) -> dict:
                              "give a new or empty folder")
         shutil.rmtree(out)
     sections = stage(into)
-    args = ["-b", "html", "-W", "--keep-going", "-n", "-j", "auto", str(into), str(out),
-            "-d", str(into / "_doctrees")]
+    # Sphinx writes into the stage first: myst-nb keeps the outputs it extracts in a folder
+    # beside the output folder (jupyter_execute/), which must not land beside `out`.
+    html = into / "_build" / "html"
+    args = ["-b", "html", "-W", "--keep-going", "-n", "-j", "auto", str(into), str(html),
+            "-d", str(into / "_build" / "doctrees")]
     if quiet:
         args.insert(0, "-q")
     code = build_main(args)
     if code:
         raise SystemExit(f"the site did not build (sphinx-build exited {code})")
+    shutil.move(html, out)
     pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html")
                    if "_static" not in p.relative_to(out).parts)
     return {"out": out, "pages": pages, "sections": sections,

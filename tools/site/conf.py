@@ -19,7 +19,7 @@ copyright = "the bpe-course authors, MIT licence"
 html_title = "bpe-course: build a GPT tokenizer, byte by byte"
 
 extensions = ["myst_nb"]
-exclude_patterns = ["_files", "_doctrees", "**.ipynb_checkpoints"]
+exclude_patterns = ["_files", "_build", "**.ipynb_checkpoints"]
 # Stored outputs only: the site shows what the repository stores, and nbval keeps it true.
 nb_execution_mode = "off"
 nb_merge_streams = True
