@@ -73,6 +73,14 @@ CHAPTERS = [
     ("11", "sentencepiece", "SentencePiece",
      ["bpe_course.sentencepiece", "bpe_course.SentencePieceBPE",
       "bpe_course.train_codepoint_bpe"]),
+    ("12", "subword_family", "The subword family",
+     ["bpe_course.wordpiece", "bpe_course.WordPiece", "bpe_course.train_wordpiece",
+      "bpe_course.pipeline", "bpe_course.sentencepiece.unigram",
+      "bpe_course.sentencepiece.unigram_trainer", "bpe_course.sentencepiece.normalizer",
+      "bpe_course.sentencepiece.load", "bpe_course.SentencePieceUnigram",
+      "bpe_course.train_unigram", "bpe_course.load_sentencepiece", "bpe_course.dropout",
+      ".encode_with_offsets", ".tokenize_word", ".nbest_encode", ".no_padding",
+      ".no_truncation"]),
     ("13", "beyond_text_bpe", "Beyond text BPE", []),
 ]
 
