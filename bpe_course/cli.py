@@ -8,6 +8,7 @@ Commands (each has --help):
 - `encode --model MODEL --input FILE --output OUT`: stream a file of any size to ids,
   in `OUT.npy` (uint16 when the vocabulary fits, else uint32) or a text file of ids
 - `grade PATH... [--json REPORT]`: grade worksheets (for instructors)
+- `gradescope WORKSHEET -o autograder.zip`: an autograder for Gradescope (for instructors)
 - `exercises`: regenerate exercises/ from solutions/ (for maintainers)
 
 Bad input stops a command before any long work with one line on stderr,
@@ -35,6 +36,7 @@ COMMANDS = {
     "train": ("bpe_course.cli", "cli_train"),
     "encode": ("bpe_course.cli", "cli_encode"),
     "grade": ("bpe_course.classroom.grading.command", "cli_grade"),
+    "gradescope": ("bpe_course.classroom.gradescope.autograder", "cli_gradescope"),
     "exercises": ("bpe_course.classroom.authoring.exercises", "cli_exercises"),
 }
 
