@@ -88,6 +88,16 @@ def pytest_runtest_makereport(item, call):
             out.write(json.dumps([item.fspath.basename, item.test_outputs or []]) + "\\n")
 '''
 
+# The first cell of a fresh kernel: what is imported already, by module and by distribution.
+KERNEL_PROBE = """\
+import sys
+modules = list(sys.modules)
+import importlib.metadata, json
+dists = importlib.metadata.packages_distributions()
+print(json.dumps({"google.colab": "google.colab" in modules, "distributions": sorted(
+    {d.lower().replace("_", "-") for m in modules for d in dists.get(m.split(".")[0], [])})}))
+"""
+
 # Executes a worksheet with nbclient in the simulated runtime's kernel and saves it.
 WORKSHEET_RUNNER = '''
 import os, sys
@@ -116,13 +126,17 @@ def checked(*args, **kwargs) -> str:
 
 
 def find_colab_python() -> str | None:
-    """Python 3.12: on PATH as python3.12, or among pyenv's versions."""
-    found = shutil.which(f"python{COLAB_PYTHON}")
-    if found:
-        return found
+    """Python 3.12 that runs: on PATH as python3.12 (pyenv's shim there may refuse to run
+    an unselected version), or among pyenv's versions."""
     pyenv_root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
-    candidates = sorted(glob.glob(f"{pyenv_root}/versions/{COLAB_PYTHON}.*/bin/python{COLAB_PYTHON}"))
-    return candidates[-1] if candidates else None
+    candidates = [shutil.which(f"python{COLAB_PYTHON}"), *sorted(
+        glob.glob(f"{pyenv_root}/versions/{COLAB_PYTHON}.*/bin/python{COLAB_PYTHON}"),
+        reverse=True)]
+    for python in filter(None, candidates):
+        done = run(python, "-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])")
+        if done.returncode == 0 and done.stdout.strip() == COLAB_PYTHON:
+            return python
+    return None
 
 
 def clean_environ() -> dict[str, str]:
@@ -195,6 +209,18 @@ class Colab:
             "display_name": "Python 3 (simulated Colab)", "language": "python",
             "env": {"IPYTHONDIR": str(ipython)}}, indent=1))
 
+    def kernel_start(self) -> dict:
+        """What a fresh kernel of the runtime has imported when its first cell runs: whether
+        google.colab is among them, and the distributions that they come from."""
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(KERNEL_PROBE)])
+        probe = self.folder / "probe.ipynb"
+        nbformat.write(nb, probe)
+        checked(sys.executable, "-c", WORKSHEET_RUNNER, probe, KERNEL, probe,
+                cwd=self.folder, env=self.env)
+        outputs = nbformat.read(probe, as_version=4).cells[0].outputs
+        assert [o.output_type for o in outputs] == ["stream"], outputs
+        return json.loads(outputs[0].text)
+
     def installed(self) -> dict[str, str]:
         listed = json.loads(checked(self.python, "-m", "pip", "list", "--format=json",
                                     env=self.env))
@@ -217,7 +243,7 @@ class Colab:
         if relpath.startswith("notebooks/"):
             tags = setup.metadata.setdefault("tags", [])
             tags.append("nbval-ignore-output")
-        folder = self.folder / "content" / Path(relpath).stem
+        folder = self.folder / "content" / relpath.replace("/", "-").removesuffix(".ipynb")
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / source.name)
         return folder / source.name
@@ -301,8 +327,11 @@ def colab(tmp_path_factory):
     start = time.monotonic()
     runtime.clone_head()
     runtime.make_runtime(python)
+    runtime.at_start = runtime.kernel_start()
     runtime.results = runtime.run_all([rel(p) for p in CHAPTERS + WORKSHEETS])
     runtime.timings["total"] = time.monotonic() - start
+    print("\nColab test timings (s):", {k: round(v) for k, v in runtime.timings.items()},
+          {k: round(r["seconds"]) for k, r in runtime.results.items() if r})
     return runtime
 
 
@@ -326,15 +355,27 @@ def test_the_setup_cell_installs_the_course_in_a_fresh_colab_runtime(colab):
     direct_url = json.loads(checked(colab.python, "-c", (
         "import importlib.metadata as md, sys, bpe_course\n"
         "assert bpe_course.__file__.startswith(sys.prefix), bpe_course.__file__\n"
-        "print(md.distribution('bpe-course').read_text('direct_url.json'))"), env=colab.env))
+        "print(md.distribution('bpe-course').read_text('direct_url.json'))"),
+        cwd=colab.folder / "content", env=colab.env))
     assert direct_url["url"] == colab.url
     assert direct_url["vcs_info"]["commit_id"] == colab.head
-    # Colab asks for a restart when pip replaces a package it had: it must replace none
+
+
+def test_the_kernel_sees_google_colab_from_its_first_cell(colab):
+    assert colab.at_start["google.colab"]
+
+
+def test_the_setup_cell_replaces_nothing_the_kernel_has_imported(colab):
+    """Colab asks for a restart when pip replaces a package that the runtime has imported
+    already; the setup cell runs first, so only what the kernel imports to start counts."""
     changed = {name: (version, colab.after_install.get(name))
                for name, version in colab.preinstalled.items()
                if colab.after_install.get(name) != version}
-    assert not changed, f"installing the course changed Colab's packages (before, after): {changed}"
-    print("\nColab test timings (s):", {k: round(v, 1) for k, v in colab.timings.items()})
+    restart = {name: change for name, change in changed.items()
+               if name in colab.at_start["distributions"]}
+    assert not restart, f"the setup cell replaced packages the kernel had imported: {restart}"
+    # (pip may upgrade a preinstalled package that no cell has imported yet, such as tiktoken)
+    print(f"\nColab's packages the setup cell upgraded (before, after): {changed}")
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[rel(p) for p in CHAPTERS])
