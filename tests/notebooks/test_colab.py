@@ -357,7 +357,8 @@ def test_the_setup_cell_installs_the_course_in_a_fresh_colab_runtime(colab):
         "assert bpe_course.__file__.startswith(sys.prefix), bpe_course.__file__\n"
         "print(md.distribution('bpe-course').read_text('direct_url.json'))"),
         cwd=colab.folder / "content", env=colab.env))
-    assert direct_url["url"] == colab.url
+    assert direct_url["url"] == colab.url.removeprefix("git+")
+    assert direct_url["vcs_info"]["vcs"] == "git"
     assert direct_url["vcs_info"]["commit_id"] == colab.head
 
 
