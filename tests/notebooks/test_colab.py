@@ -56,10 +56,11 @@ from bpe_course.classroom.authoring.course import BRANCH, REPO, SETUP_MARK
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
-# What a Colab runtime has before the setup cell runs. Colab pins its Jupyter pieces (the
-# `google-colab` package requires ipython==7.34.0 and ipykernel==6.17.1), ships ipywidgets 7.7
-# with the classic notebook 6.5, and, in 2025, numpy 2.0.2 on Python 3.12. Update these when
-# Colab moves.
+# What a Colab runtime has before the setup cell runs. Colab pins its Jupyter pieces (its
+# `google-colab` package requires ipython==7.34.0 and ipykernel==6.17.1, as pip's conflict
+# messages in public bug reports show), ships ipywidgets 7.7 with the classic notebook 6.5, and
+# had numpy 2.0.2 on Python 3.12 in 2025; matplotlib, regex, tiktoken and tqdm are pinned near
+# Colab's 2025 versions (not checked against a live runtime). Update these when Colab moves.
 COLAB_PYTHON = "3.12"
 COLAB_PREINSTALLED = [
     "ipython==7.34.0", "ipykernel==6.17.1", "ipywidgets==7.7.1", "notebook==6.5.7",
