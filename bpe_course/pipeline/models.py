@@ -18,6 +18,9 @@ offsets in characters of `word`; `id_to_token` and `token_to_id` look ids up.
 >>> bpe = BPE({"a": 0, "b": 1, "ab": 2, "abb": 3}, [("a", "b"), ("ab", "b")])
 >>> bpe.tokenize("abbab")
 [(3, 'abb', (0, 3)), (2, 'ab', (3, 5))]
+>>> bpe.dropout = 1.0                            # BPE-dropout at 1: nothing merges
+>>> [token for _, token, _ in bpe.tokenize("abbab")]
+['a', 'b', 'b', 'a', 'b']
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@
    text, the others in the normalized text; the text between them goes on;
 2. the **normalizer** changes each remaining piece (`normalizers`);
 3. the **pre-tokenizer** cuts it into words (`pretokenizers`);
-4. the **model** cuts each word into tokens (`models`);
+4. the **model** cuts each word into tokens (`models`; a BPE with `dropout` samples its
+   cuts, from the `rng=` that `encode` takes);
 5. the **post-processor** adds special tokens around them (`processors`);
 6. **truncation** and **padding**, when the file asks for them, cut the tokens to a
    maximum length and pad them to a fixed one, as a model's batches need (`Truncation`,
