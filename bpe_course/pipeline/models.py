@@ -172,17 +172,20 @@ class BPE:
         applied as above, or thrown away if stale. When the heap runs empty the loop ends
         and the entries still set aside are never applied (with `dropout` = 1, none is).
 
-        This is not the paper's Algorithm 1 (`bpe_course.dropout`), which at every step
-        draws once for each pair that can merge *now* and applies the best survivor. Here
-        one draw decides one heap entry at a time, and the heap also holds *stale* entries
-        (a pair that an earlier merge broke up): a stale entry still takes a draw, and when
-        it is not set aside it puts the set-aside entries back and is thrown away, which the
-        paper's loop has no counterpart for. A skipped merge therefore gets another chance
-        in a way that depends on the heap's history, and words with repeated pairs ("aaaa")
-        come out in other proportions than under Algorithm 1 (tests/parity/
-        test_tokenizer_json_dropout.py measures it). The loop also ends differently: the
-        paper stops the first time every applicable merge is dropped in one step; the
-        library stops when its heap is empty, every remaining entry set aside."""
+        This is not quite the paper's Algorithm 1 (`bpe_course.dropout`), which at every
+        step draws once for each pair that can merge now and applies the best survivor.
+        Were the heap only those pairs, the two would agree: the k-th pair in order is
+        applied with probability p^(k-1)·(1-p) in both. But a merge leaves *stale* entries
+        behind (the pairs it broke up on either side), and a stale entry still takes a
+        draw: when it is not set aside it puts the set-aside merges back for another draw
+        and is thrown away: a second chance the paper has no counterpart for. In "abab"
+        with the merges "a b", "b a", "b ab" and p = 0.1, "ab a b" (the right "a b"
+        skipped) comes out with probability 0.9·0.1 = 0.09 in the paper; in the library
+        the stale "b a" gives that "a b" another draw: 0.9·0.1·(0.1 + 0.9·0.1) = 0.0171.
+        Real vocabularies are full of such entries, and ordinary words come out whole
+        more often than under the paper's loop (tests/parity/
+        test_tokenizer_json_dropout.py measures these gaps).
+        """
         threshold = dropout if dropout else None
         n = len(symbols)
         ids = [sym[0] for sym in symbols]

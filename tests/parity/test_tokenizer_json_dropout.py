@@ -206,6 +206,24 @@ def test_the_papers_loop_draws_other_frequencies(paths, tmp_path, name, word, dr
     assert worst_gap(paper, theirs) > 5, (paper.most_common(5), theirs.most_common(5))
 
 
+def test_a_stale_entry_gives_a_skipped_merge_a_second_draw(paths, tmp_path):
+    """`second_chance`'s "abab" at p = 0.1: "ab a b" has probability 0.9 * 0.1 in the
+    paper's loop and 0.9 * 0.1 * (0.1 + 0.9 * 0.1) in the library's (BPE.merge_all)."""
+    ref, ours = with_dropout(paths["second_chance"], 0.1, tmp_path)
+    rng = random.Random(4)
+    draws = {"library": Counter(tuple(t.value for t in ref.model.tokenize("abab"))
+                                for _ in range(N)),
+             "course": Counter(tuple(t for _, t, _ in ours.model.tokenize("abab", rng=rng))
+                               for _ in range(N)),
+             "paper": Counter(tuple(ours.model.id_to_token(i) for i in paper_segmentation(
+                 ours.model, "abab", 0.1, rng)) for _ in range(N))}
+    expected = {"library": 0.9 * 0.1 * (0.1 + 0.9 * 0.1), "course": 0.9 * 0.1 * 0.19,
+                "paper": 0.9 * 0.1}
+    for side, p in expected.items():
+        assert abs(draws[side][("ab", "a", "b")] / N - p) <= 5 * math.sqrt(p * (1 - p) / N), \
+            (side, draws[side])
+
+
 @pytest.mark.parametrize("name", list(TEXTS))
 def test_dropout_one_leaves_the_characters_or_bytes(paths, tmp_path, name):
     ref, ours = with_dropout(paths[name], 1.0, tmp_path)
