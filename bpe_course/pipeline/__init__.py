@@ -13,7 +13,8 @@ steps made: that is what `normalized` teaches.
   Precompiled and Nmt (SentencePiece), ByteLevel, BertNormalizer, Sequence
 - `pretokenizers`: ByteLevel, Whitespace, WhitespaceSplit, Metaspace, Split,
   CharDelimiterSplit, FixedLength, Digits, Punctuation, BertPreTokenizer, Sequence
-- `models`: BPE (with its options), WordPiece, Unigram, WordLevel, over the course's encoders
+- `models`: BPE (with its options, BPE-dropout among them), WordPiece, Unigram, WordLevel,
+  over the course's encoders
 - `processors`: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence
 - `decoders`: ByteLevel, WordPiece, Metaspace, BPEDecoder, ByteFallback, CTC, Fuse,
   Strip, Replace, Sequence

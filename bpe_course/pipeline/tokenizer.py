@@ -6,7 +6,8 @@
    text, the others in the normalized text; the text between them goes on;
 2. the **normalizer** changes each remaining piece (`normalizers`);
 3. the **pre-tokenizer** cuts it into words (`pretokenizers`);
-4. the **model** cuts each word into tokens (`models`);
+4. the **model** cuts each word into tokens (`models`; a BPE with `dropout` samples its
+   cuts, from the `rng=` that `encode` takes);
 5. the **post-processor** adds special tokens around them (`processors`);
 6. **truncation** and **padding**, when the file asks for them, cut the tokens to a
    maximum length and pad them to a fixed one, as a model's batches need (`Truncation`,
@@ -29,10 +30,12 @@ Encoding(ids=[0, 3, 2], tokens=['hello', '<sep>', '<unk>'], offsets=[(0, 5), (5,
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import regex
 
+from ..dropout import check_dropout
 from .normalized import NormalizedString
 from .pretokenizers import Split
 
@@ -146,11 +149,19 @@ class Pipeline:
                 out.append(Split(s.slice(last, len(text))))
         return [split for split in out if split.normalized.normalized]
 
-    def encode_with_offsets(self, text: str) -> Encoding:
+    def encode_with_offsets(self, text: str, rng: random.Random | None = None) -> Encoding:
         """Ids, tokens and offsets (in characters of `text`), equal to `tokenizers`'
-        `encode(text)` with `add_special_tokens=True`."""
+        `encode(text)` with `add_special_tokens=True`.
+
+        A BPE model with `dropout` samples its merges (`models.BPE.merge_all`): a fresh
+        draw every call, as the library makes, from `rng` when given (the same seed, the
+        same tokens) and from a new unseeded generator otherwise. `model.dropout = None`
+        switches it off, as `tok.model.dropout = None` does in `tokenizers`."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, not {type(text).__name__}")
+        dropout = getattr(self.model, "dropout", None)
+        if dropout:                         # one generator for all the words of the text
+            rng = check_dropout(dropout, rng)
         splits = self._split_added([Split(NormalizedString(text))], self._raw, self._raw_re)
         for split in splits:
             if split.tokens is None and self.normalizer is not None:
@@ -161,8 +172,12 @@ class Pipeline:
         found = []
         for split in splits:
             s = split.normalized
-            tokens = split.tokens if split.tokens is not None else self.model.tokenize(
-                s.normalized)
+            if split.tokens is not None:
+                tokens = split.tokens
+            elif dropout:
+                tokens = self.model.tokenize(s.normalized, rng=rng)
+            else:
+                tokens = self.model.tokenize(s.normalized)
             found.extend((i, token, s.original_span(a, b)) for i, token, (a, b) in tokens)
         if self.truncation is not None:
             found = self._truncate(found)
@@ -209,15 +224,17 @@ class Pipeline:
         """Stop padding (as `tokenizers`' `no_padding`)."""
         self.padding = None
 
-    def encode(self, text: str, allowed_special="all") -> list[int]:
-        """The ids of `text`, equal to `tokenizers`' `encode(text).ids`.
+    def encode(self, text: str, allowed_special="all", *,
+               rng: random.Random | None = None) -> list[int]:
+        """The ids of `text`, equal to `tokenizers`' `encode(text).ids` (with a BPE
+        dropout, drawn as the library draws them, from `rng`: see `encode_with_offsets`).
 
         The file's added tokens are always matched, as `tokenizers` does; `allowed_special`
         only accepts "all", so that code written for a `RegexTokenizer` runs unchanged."""
         if allowed_special != "all":
             raise ValueError("a tokenizer.json pipeline always matches its added tokens, as "
                              "tokenizers does: allowed_special can only be 'all'")
-        return self.encode_with_offsets(text).ids
+        return self.encode_with_offsets(text, rng=rng).ids
 
     # -- decoding ---------------------------------------------------------------------
     def id_to_token(self, i: int) -> str | None:

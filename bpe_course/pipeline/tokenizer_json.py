@@ -3,9 +3,11 @@
 The file names each step by its `type` and gives its options; each reader below turns
 one step into the course's object (`normalizers`, `pretokenizers`, `models`,
 `processors`, `decoders`). A component or an option the course cannot reproduce exactly
-is a ValueError naming it, never a tokenizer that gives other ids: BPE-dropout (random)
-and the steps the course has not built (the `UnicodeScripts` pre-tokenizer, which needs
-Unicode's script tables). Truncation and padding are read, for one text at a time.
+is a ValueError naming it, never a tokenizer that gives other ids: the steps the course
+has not built (the `UnicodeScripts` pre-tokenizer, which needs Unicode's script tables).
+Truncation and padding are read, for one text at a time. A BPE `dropout` is read too: its
+draws are random, but each segmentation comes out as often as in `tokenizers`, whose
+sampling loop `models.BPE.merge_all` follows (see there).
 
 >>> read_decoder({"type": "Sequence", "decoders": [{"type": "Fuse"}]})(["a", "b"])
 ['ab']
@@ -197,8 +199,14 @@ def read_model(model):
         kind = ("BPE" if "merges" in model else "WordPiece" if "max_input_chars_per_word"
                 in model else "Unigram" if isinstance(model.get("vocab"), list) else None)
     if kind == "BPE":
-        if model.get("dropout") not in (None, 0, 0.0):
-            raise _unsupported("BPE setting 'dropout' (random merges)", model["dropout"])
+        dropout = model.get("dropout")
+        if dropout is not None:
+            # read as the library reads it, a 32-bit float, then checked: in [0, 1]
+            dropout = models.as_f32(dropout)
+            if isinstance(dropout, bool) or not isinstance(dropout, float) \
+                    or not 0.0 <= dropout <= 1.0:
+                raise ValueError(f"the BPE dropout must be a number between 0 and 1 (a "
+                                 f"probability), not {json.dumps(model['dropout'])}")
         vocab = model.get("vocab")
         if not isinstance(vocab, dict):
             raise ValueError("the BPE vocabulary must be a JSON object of token -> id")
@@ -209,7 +217,8 @@ def read_model(model):
         return models.BPE(vocab, merges, model.get("unk_token"),
                           model.get("continuing_subword_prefix"),
                           model.get("end_of_word_suffix"), bool(model.get("fuse_unk")),
-                          bool(model.get("byte_fallback")), bool(model.get("ignore_merges")))
+                          bool(model.get("byte_fallback")), bool(model.get("ignore_merges")),
+                          dropout)
     if kind == "WordLevel":
         return models.WordLevel(model["vocab"], model.get("unk_token", "<unk>"))
     if kind == "WordPiece":

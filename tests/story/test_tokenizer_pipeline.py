@@ -8,6 +8,8 @@ Parity with `tokenizers` on trained files is in `tests/parity/test_tokenizer_jso
 from __future__ import annotations
 
 import json
+import random
+import re
 
 import pytest
 
@@ -169,11 +171,31 @@ def test_what_the_course_cannot_reproduce_is_refused_naming_it(tmp_path, change,
     assert message.startswith(f"{path}: ") and named in message, message
 
 
-def test_bpe_dropout_is_refused(tmp_path):
+def _bpe_with_dropout(dropout):
     def bpe(data):
-        data["model"] = {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}
-    with pytest.raises(ValueError, match="'dropout'"):
-        load_tokenizer_json(write(tmp_path, bpe))
+        data["model"] = {"type": "BPE", "dropout": dropout,
+                         "vocab": {"[UNK]": 0, "a": 1, "b": 2, "ab": 3, "abab": 4},
+                         "merges": ["a b", "ab ab"], "unk_token": "[UNK]"}
+        data["decoder"] = None
+    return bpe
+
+
+def test_bpe_dropout_samples_and_a_generator_makes_it_reproducible(tmp_path):
+    tok = load_tokenizer_json(write(tmp_path, _bpe_with_dropout(0.5)))
+    drawn = {tuple(tok.encode("abab")) for _ in range(200)}    # a fresh draw every call
+    assert drawn == {(4,), (3, 3), (3, 1, 2), (1, 2, 3), (1, 2, 1, 2)}
+    assert tok.encode("abab", rng=random.Random(0)) == tok.encode("abab", rng=random.Random(0))
+    tok.model.dropout = 1.0                                     # nothing merges
+    assert tok.encode("abab") == [1, 2, 1, 2]
+    tok.model.dropout = None                                    # plain BPE again
+    assert tok.encode("abab") == [4]
+
+
+@pytest.mark.parametrize("dropout", [1.5, -0.5, "0.5"])
+def test_a_bpe_dropout_that_is_not_a_probability_is_refused(tmp_path, dropout):
+    path = write(tmp_path, _bpe_with_dropout(dropout))
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: the BPE dropout must be a"):
+        load_tokenizer_json(path)
 
 
 @pytest.mark.parametrize("change, named", [
