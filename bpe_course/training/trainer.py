@@ -31,7 +31,7 @@ import os
 import sys
 from collections import defaultdict
 from concurrent.futures import Executor
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 from operator import add, mul
 from typing import NamedTuple, Sequence
 
@@ -156,10 +156,19 @@ def learn_merges(words: list[str], freqs: list[int], num_merges: int,
 
     `where` lists the words that contain each pair (a 2-character str), once
     per occurrence; `stats` holds the count of every pair, which is the sum of
-    the counts of the words in `where[pair]`. A heap holds (-count, tie-break
-    key, pair); entries are not updated when a count falls, they go stale and
-    are checked when popped (lazy invalidation). Counts only rise for the new
-    pairs a merge creates, and those are pushed afresh.
+    the counts of the words in `where[pair]`.
+
+    The best pair is found with a heap of (-count, tie-break key, pair).
+    Entries are not updated when a count falls: they go stale and are checked
+    when popped (lazy invalidation). Counts only rise for the new pairs a
+    merge creates, and those are pushed afresh.
+
+    Most pairs are rare and will never be merged, so only pairs counted at
+    least `floor` times go into the heap; the others wait in `low` (a list of
+    pairs per count). Subtle: this is exact because the heap is only asked for
+    its best while it holds any pair at all; a pair in `low` counts less than
+    `floor`, and so less than anything in the heap. When the heap runs empty,
+    `floor` is halved and the pairs that now reach it move into the heap.
     """
     where: defaultdict[str, list[int]] = defaultdict(list)
     for i, w in enumerate(words):
@@ -168,16 +177,34 @@ def learn_merges(words: list[str], freqs: list[int], num_merges: int,
     stats = {pair: weight(found, freqs) for pair, found in where.items()}
     # keys[t] + END is token t's tie-break key; a pair's key is its two tokens' keys.
     keys = [bytes([0xFE, 255 - b]) + END for b in range(256)]   # reversed-order bytes
-    heap = [(-n, keys[ord(p[0])] + keys[ord(p[1])], p) for p, n in stats.items()]
-    heapify(heap)
+    heap: list[tuple[int, bytes, str]] = []
+    low: defaultdict[int, list[str]] = defaultdict(list)
+
+    def place(pair: str, count: int) -> None:
+        """Put a pair where its count says: in the heap, in `low`, or (count 0) nowhere."""
+        if count >= floor:
+            heappush(heap, (-count, keys[ord(pair[0])] + keys[ord(pair[1])], pair))
+        elif count:
+            low[count].append(pair)
+
+    floor = max(stats.values(), default=0) // 2 + 1
+    for pair, count in stats.items():
+        place(pair, count)
     merges: list[tuple[int, int]] = []
     with ProgressBar(total=num_merges, desc="merging", unit="merge", disable=not show) as bar:
-        while len(merges) < num_merges and heap:
+        while len(merges) < num_merges:
+            if not heap:                         # every pair left counts less than floor
+                if floor == 1:
+                    break                        # no pair left at all
+                floor = max(1, floor // 2)
+                for count in [c for c in low if c >= floor]:
+                    for pair in low.pop(count):
+                        place(pair, stats.get(pair, 0))     # its count may have fallen
+                continue
             negcount, key, pair = heappop(heap)
             count = stats.get(pair, 0)
-            if count != -negcount:               # stale entry
-                if 0 < count < -negcount:
-                    heappush(heap, (-count, key, pair))
+            if count != -negcount:               # stale entry: the count fell
+                place(pair, count)
                 continue
             new = chr(256 + len(merges))
             merges.append((ord(pair[0]), ord(pair[1])))
@@ -185,7 +212,10 @@ def learn_merges(words: list[str], freqs: list[int], num_merges: int,
             for q, found in merge_pair(pair, new, words, freqs, stats, where).items():
                 n = stats[q] = weight(found, freqs)
                 where[q] = found
-                heappush(heap, (-n, keys[ord(q[0])] + keys[ord(q[1])], q))
+                if n >= floor:                   # place(q, n), inlined: the hot path
+                    heappush(heap, (-n, keys[ord(q[0])] + keys[ord(q[1])], q))
+                else:
+                    low[n].append(q)
             bar.update()
     return merges
 
