@@ -222,7 +222,7 @@ def report(case, path, vocab_size, specials, best, times, rounds) -> None:
         print(f"{name:<12}{r['seconds']:>8.3f}{statistics.median(times[name]):>10.3f}"
               f"{ratio:>8.2f}x{1 / ratio:>8.2f}x{mem[0]:>9.0f}{worker}{r['vocab']:>8}{shared:>8.0%}")
     for name in best:
-        if name != "train_bpe":
+        if name in PEERS:
             print(f"train_bpe takes {ours['seconds'] / best[name]['seconds']:.2f}x the time of "
                   f"{name} (best rounds; medians: "
                   f"{statistics.median(times['train_bpe']) / statistics.median(times[name]):.2f}x)")
