@@ -1,6 +1,7 @@
 """Encoding speed of OpenAITokenizer beside its peers, measured in one run.
 
     python benchmarks/encode_speed.py [--rounds 3] [--corpus prose|code] [--parts warm,cold,long]
+                                      [--other FOLDER]
 
 Three parts, each a table of ratios against peers measured in the same run:
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -105,9 +107,11 @@ print(json.dumps({**seconds, "ids": hashlib.sha256(str(ids).encode()).hexdigest(
 """
 
 
-def child(code: str, *args: str) -> dict:
+def child(code: str, *args: str, package: str | None = None) -> dict:
+    """Run `code` in a fresh process; `package`: a folder whose `bpe_course` to use instead."""
+    env = None if package is None else {**os.environ, "PYTHONPATH": package}
     out = subprocess.run([sys.executable, "-c", code, *args], check=True,
-                         capture_output=True, text=True).stdout
+                         capture_output=True, text=True, env=env).stdout
     return json.loads(out)
 
 
@@ -138,14 +142,16 @@ def warm_part(rounds: int, corpus: str) -> None:
         print("ids identical across encoders: yes")
 
 
-def timed_part(title: str, kinds: list[str], rounds: int) -> None:
-    """Cold encodings (and the pathological inputs): ours, its split, tiktoken; medians."""
+def timed_part(title: str, kinds: list[str], rounds: int, other: str | None = None) -> None:
+    """Cold encodings (and the pathological inputs): ours, its split, tiktoken, and maybe
+    another checkout of the course (`other`, say main's, to see a change). Times are
+    medians; "ours/split" and "other/split" are medians of the ratio within each process."""
     print(f"\n{title}, median of {rounds} interleaved rounds, each a fresh process")
     print(f"{'encoding':<13}{'text':<10}{'split s':>9}{'ours s':>9}{'tiktoken s':>11}"
-          f"{'ours/split':>11}{'ours/tiktoken':>14}")
+          f"{'ours/split':>11}{'ours/tiktoken':>14}" + (f"{'other/split':>12}" if other else ""))
     for name in ENCODINGS:
         for kind in kinds:
-            ours, split, theirs = [], [], []
+            ours, split, theirs, ratios, others = [], [], [], [], []
             for _ in range(rounds):
                 a = child(COLD, "bpe_course", name, kind)
                 b = child(COLD, "tiktoken", name, kind)
@@ -153,14 +159,21 @@ def timed_part(title: str, kinds: list[str], rounds: int) -> None:
                     sys.exit(f"bpe_course and tiktoken gave different ids on {name}, {kind}!")
                 ours.append(a["encode"])
                 split.append(a["split"])
+                ratios.append(a["encode"] / a["split"])       # within one process
                 theirs.append(b["encode"])
-            o, s = statistics.median(ours), statistics.median(split)
+                if other:
+                    c = child(COLD, "bpe_course", name, kind, package=other)
+                    others.append(c["encode"] / c["split"])
+            o, s, r = statistics.median(ours), statistics.median(split), statistics.median(ratios)
+            tail = f"{statistics.median(others):>11.2f}x" if other else ""
             if None in theirs:
                 failed = "tiktoken failed: " + b["error"].strip().splitlines()[-1][:60]
-                print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{'-':>11}{o / s:>10.2f}x  {failed}")
+                print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{'-':>11}{r:>10.2f}x"
+                      f"{'-':>14}{tail}  {failed}")
                 continue
             t = statistics.median(theirs)
-            print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{t:>11.3f}{o / s:>10.2f}x{o / t:>13.2f}x")
+            print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{t:>11.3f}{r:>10.2f}x"
+                  f"{o / t:>13.2f}x{tail}")
 
 
 def main() -> None:
@@ -169,15 +182,19 @@ def main() -> None:
     parser.add_argument("--corpus", choices=["prose", "code"], default="prose")
     parser.add_argument("--parts", default="warm,cold,long",
                         help="which tables: warm, cold, long (comma-separated)")
+    parser.add_argument("--other", metavar="FOLDER",
+                        help="also time the bpe_course found in FOLDER (another checkout, say "
+                             "main's) in the cold and long parts: its own encode/split ratio")
     args = parser.parse_args()
     parts = args.parts.split(",")
     if "warm" in parts:
         warm_part(args.rounds, args.corpus)
     if "cold" in parts:
         timed_part("cold: a fresh tokenizer, text it has not seen (split = the regex split "
-                   "alone)", ["prose", "code", "shuffled"], max(args.rounds, 3))
+                   "alone)", ["prose", "code", "shuffled"], max(args.rounds, 3), args.other)
     if "long" in parts:
-        timed_part("long: a million times one character", ["a", "space", "digit"], args.rounds)
+        timed_part("long: a million times one character", ["a", "space", "digit"], args.rounds,
+                   args.other)
 
 
 if __name__ == "__main__":
