@@ -50,19 +50,24 @@ class ChunkCache(dict):
 
     Looking up a chunk that is not there yet encodes it on the spot: a dict
     calls `__missing__` for a key it lacks, so `cache[chunk]` always answers,
-    and looking up the chunks it has stays in C.
+    and looking up the chunks it has stays in C. `encode_chunk` is the
+    tokenizer's, handed over by `encode_ordinary` before each use.
     """
 
-    def __init__(self, tokenizer: "RegexTokenizer") -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.tokenizer = tokenizer
+        self.encode_chunk = None
         self.too_long: list[str] = []      # chunks to forget after this encoding
 
     def __missing__(self, chunk: str) -> list[int]:
-        ids = self[chunk] = self.tokenizer.encode_chunk(chunk.encode("utf-8"))
+        ids = self[chunk] = self.encode_chunk(chunk.encode("utf-8"))
         if len(chunk) > CACHE_MAX_CHUNK:
             self.too_long.append(chunk)
         return ids
+
+    def __reduce__(self):
+        # Pickled (and copied) as its entries only, without the tokenizer's method.
+        return ChunkCache, (), None, None, iter(self.items())
 
 
 class RegexTokenizer(Tokenizer):
@@ -72,12 +77,12 @@ class RegexTokenizer(Tokenizer):
         super().__init__()
         self.pattern = GPT4_SPLIT_PATTERN if pattern is None else pattern
         self.compiled_pattern = regex.compile(self.pattern)
-        self._cache = ChunkCache(self)
+        self._cache = ChunkCache()
 
     def _merges_changed(self) -> None:
         # New merges (or a new pattern, after `load`): the cached chunks are stale.
         self.compiled_pattern = regex.compile(self.pattern)
-        self._cache = ChunkCache(self)
+        self._cache = ChunkCache()
 
     # -- training (the naive loop, with chunks) ---------------------------------
     def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
@@ -225,6 +230,7 @@ class RegexTokenizer(Tokenizer):
         check_text(text)
         chunks = split_pretokens(text, self.compiled_pattern)
         cache = self._cache
+        cache.encode_chunk = self.encode_chunk
         try:
             # One list of all the chunks' ids: `iadd` is `+=`, which extends a list in
             # place, so `reduce` adds each chunk's ids to the first list without a Python
