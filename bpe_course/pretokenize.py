@@ -31,7 +31,6 @@ import functools
 import re
 import sys
 from collections import Counter
-from itertools import groupby
 from dataclasses import dataclass
 from typing import Iterable
 
