@@ -7,10 +7,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: home lab lab-instructor test test-all test-browser venv dev notebooks exercises bench clean
+.PHONY: home lab lab-instructor test test-all test-browser venv dev notebooks exercises bench site clean
 
 # Two layers in one .venv: `make lab` installs what a learner needs (the package with the
-# "learn" extra: JupyterLab and a kernel); `make test` adds the "dev" extra (the test tools).
+# "learn" extra: JupyterLab and a kernel); `make test` adds the "dev" extra (the test tools)
+# and the "site" extra (the website's builder, which tests/test_site.py runs).
 # The kernel is ipykernel's, under ipykernel's names ("python3", "Python 3 (ipykernel)"), as
 # every notebook stores it, and it reports no exact Python version (which the notebooks leave
 # out), so opening a notebook changes nothing in it: see tools/learner-lab/kernel.py.
@@ -23,7 +24,7 @@ $(BIN)/activate: pyproject.toml
 	touch $(BIN)/activate
 
 $(VENV)/.dev: $(BIN)/activate
-	$(BIN)/python -m pip install --quiet -e ".[learn,dev]"
+	$(BIN)/python -m pip install --quiet -e ".[learn,dev,site]"
 	touch $(VENV)/.dev
 
 venv: $(BIN)/activate
@@ -77,6 +78,11 @@ bench: dev
 	$(BIN)/python benchmarks/encode_speed.py
 	$(BIN)/python benchmarks/train_speed.py
 
+# The course's website, from the stored notebooks, into _site/ (offline; tools/website.py).
+# Preview: .venv/bin/python -m http.server -d _site   (then open http://127.0.0.1:8000)
+site: dev
+	$(BIN)/python tools/website.py _site
+
 # Move the course's home (the repository the Colab badges open and the setup cells install
 # from): rewrites course.py, every badge and setup cell, the worksheets, README and pyproject.
 BRANCH ?= main
@@ -85,4 +91,4 @@ home: venv
 	$(BIN)/python tools/home.py "$(REPO)" "$(BRANCH)"
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build _site *.egg-info

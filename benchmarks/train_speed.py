@@ -6,7 +6,8 @@ Every measurement runs in a fresh Python process, so none inherits another's
 memory or caches; rounds are interleaved (A, B, C, A, B, C, ...) so that a
 noisy neighbour slows every trainer alike, and the best round is shown with the
 peak memory of that process (and of its largest worker process, if any).
-"÷ ours" is a trainer's time divided by train_bpe's: above 1, train_bpe is faster.
+"÷ ours" is a trainer's time divided by train_bpe's: above 1, train_bpe is faster;
+"ours ÷" is the other way round, train_bpe's time divided by that trainer's.
 Only training is timed: not starting Python, not importing, not preparing the
 corpus. train_bpe reads the corpus file itself; the peers get the documents
 their users would give them, from an iterator: the corpus cut at line breaks
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -191,32 +193,39 @@ def main() -> None:
             trainers = ["train_bpe"] + (peers if extra is not None else [])
             extra = extra or []
             best: dict[str, dict] = {}
+            times: dict[str, list[float]] = {}
             for r in range(args.rounds):
                 for trainer in trainers + (extra if r == 0 else []):   # the naive loop: once
                     result = run(trainer, paths[case], vocab_size, specials)
+                    times.setdefault(trainer, []).append(result["seconds"])
                     if trainer not in best or result["seconds"] < best[trainer]["seconds"]:
                         best[trainer] = result
-            report(case, paths[case], vocab_size, specials, best, args.rounds)
+            report(case, paths[case], vocab_size, specials, best, times, args.rounds)
     if missing:
         print(f"\nnot installed, so not measured: {', '.join(missing)}")
 
 
-def report(case, path, vocab_size, specials, best, rounds) -> None:
+def report(case, path, vocab_size, specials, best, times, rounds) -> None:
     size = path.stat().st_size
     ours = best["train_bpe"]
     our_tokens = set(ours["tokens"])
     print(f"\n{case}: {size / 1e6:.2f} MB, vocab {vocab_size:,}"
           + (f", special token {specials[0]}" if specials else "")
-          + f"; best of {rounds} (the naive loop: 1)")
-    print(f"{'trainer':<12}{'seconds':>9}{'÷ ours':>9}{'peak MB':>9}{'worker MB':>11}"
-          f"{'vocab':>8}{'shared':>8}")
+          + f"; best and median of {rounds} (the naive loop: 1)")
+    print(f"{'trainer':<12}{'best s':>8}{'median s':>10}{'÷ ours':>9}{'ours ÷':>9}{'peak MB':>9}"
+          f"{'worker MB':>11}{'vocab':>8}{'shared':>8}")
     for name, r in best.items():
         mem = r["memory"] or [float("nan"), float("nan")]
         worker = f"{mem[1]:>11.0f}" if mem[1] > 0 else f"{'-':>11}"
         ratio = r["seconds"] / ours["seconds"]
         shared = len(our_tokens & set(r["tokens"])) / max(len(r["tokens"]), 1)
-        print(f"{name:<12}{r['seconds']:>9.3f}{ratio:>8.2f}x{mem[0]:>9.0f}{worker}"
-              f"{r['vocab']:>8}{shared:>8.0%}")
+        print(f"{name:<12}{r['seconds']:>8.3f}{statistics.median(times[name]):>10.3f}"
+              f"{ratio:>8.2f}x{1 / ratio:>8.2f}x{mem[0]:>9.0f}{worker}{r['vocab']:>8}{shared:>8.0%}")
+    for name in best:
+        if name in PEERS:
+            print(f"train_bpe takes {ours['seconds'] / best[name]['seconds']:.2f}x the time of "
+                  f"{name} (best rounds; medians: "
+                  f"{statistics.median(times['train_bpe']) / statistics.median(times[name]):.2f}x)")
     if "naive" in best:
         same = best["naive"]["tokens"] == ours["tokens"]
         print(f"train_bpe learned the same merges as the naive loop: {'yes' if same else 'NO'}")

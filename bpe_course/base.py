@@ -152,41 +152,49 @@ class Tokenizer:
         return ids
 
     def _merge_long(self, ids: list[int]) -> list[int]:
-        """Same result as `_merge_short`, for long chunks: a heap of (rank, position).
+        """Same result as `_merge_short`, for long chunks: a heap of the pairs by rank.
 
-        Positions form a linked list; a merge folds the right element into the
-        left one. Heap entries are never removed, they go stale instead: an
-        entry is used only if both of its ids are still there, unchanged.
+        Positions form a linked list (`nxt`, `prv`); a merge folds the right
+        element into the left one. `rank[i]` is what the pair starting at
+        position i merges into now (NO_MERGE: nothing, or i is gone). A heap
+        entry is one int, `rank * n + i`, so the heap pops the lowest rank
+        first and, on a tie, the leftmost pair, as the simple scan does, and it
+        compares plain ints. Entries are never removed: one whose rank is no
+        longer `rank[i]` is stale and skipped when popped.
         """
         n = len(ids)
         nxt = list(range(1, n + 1))
         prv = list(range(-1, n - 1))
-        alive = [True] * n
         merged_id = self._merged_id
-        heap = []
-        for i in range(n - 1):
-            r = merged_id(ids[i], ids[i + 1])
-            if r != NO_MERGE:
-                heap.append((r, i, ids[i], ids[i + 1]))
+        rank = [merged_id(a, b) for a, b in zip(ids, ids[1:])] + [NO_MERGE]
+        heap = [r * n + i for i, r in enumerate(rank) if r != NO_MERGE]
         heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            r, i, a, b = heapq.heappop(heap)
-            j = nxt[i]
-            if not alive[i] or j >= n or ids[i] != a or ids[j] != b:
+            r, i = divmod(pop(heap), n)
+            if rank[i] != r:
                 continue                    # stale entry
+            j = nxt[i]                      # fold j into i
             ids[i] = r
-            alive[j] = False
-            nxt[i] = nxt[j]
-            if nxt[j] < n:
-                prv[nxt[j]] = i
-            for left in (prv[i], i):        # the two pairs that now touch i
-                if left < 0 or nxt[left] >= n:
-                    continue
-                right = nxt[left]
-                m = merged_id(ids[left], ids[right])
+            rank[j] = NO_MERGE
+            k = nxt[i] = nxt[j]
+            if k < n:                       # the pair (i, k) is new
+                prv[k] = i
+                m = rank[i] = merged_id(r, ids[k])
                 if m != NO_MERGE:
-                    heapq.heappush(heap, (m, left, ids[left], ids[right]))
-        return [ids[i] for i in range(n) if alive[i]]
+                    push(heap, m * n + i)
+            else:
+                rank[i] = NO_MERGE
+            h = prv[i]
+            if h >= 0:                      # so is the pair (h, i)
+                m = rank[h] = merged_id(ids[h], r)
+                if m != NO_MERGE:
+                    push(heap, m * n + h)
+        out, i = [], 0                      # position 0 is never folded away
+        while i < n:
+            out.append(ids[i])
+            i = nxt[i]
+        return out
 
     def encode(self, text: str) -> list[int]:
         raise NotImplementedError

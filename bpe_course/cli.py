@@ -10,6 +10,7 @@ Commands (each has --help):
 - `corpus build [--size 1GB] [--cache DIR]`: build the lab's corpus (chapter 14) from
   Debian packages, outside the repository; `corpus verify` checks it by sha256
 - `grade PATH... [--json REPORT]`: grade worksheets (for instructors)
+- `gradescope WORKSHEET -o autograder.zip`: an autograder for Gradescope (for instructors)
 - `exercises`: regenerate exercises/ from solutions/ (for maintainers)
 
 Bad input stops a command before any long work with one line on stderr,
@@ -37,6 +38,7 @@ COMMANDS = {
     "train": ("bpe_course.cli", "cli_train"),
     "encode": ("bpe_course.cli", "cli_encode"),
     "grade": ("bpe_course.classroom.grading.command", "cli_grade"),
+    "gradescope": ("bpe_course.classroom.gradescope.autograder", "cli_gradescope"),
     "exercises": ("bpe_course.classroom.authoring.exercises", "cli_exercises"),
     "corpus": ("bpe_course.lab.command", "cli_corpus"),
 }

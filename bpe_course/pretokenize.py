@@ -31,7 +31,6 @@ import functools
 import re
 import sys
 from collections import Counter
-from itertools import groupby
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -65,6 +64,22 @@ class SplitRules:
     @functools.cached_property
     def cut_bytes(self) -> re.Pattern:
         return re.compile(self.cut.encode("ascii"))
+
+    def piece_around(self, text: str, i: int) -> tuple[int, int]:
+        """The piece of `text` between the safe cuts around position `i`: (start, end).
+
+        >>> RULES[GPT4_SPLIT_PATTERN].piece_around("ab\\ncd\\nef", 4)
+        (3, 6)
+        """
+        # The newline of a cut ends the piece before it, or starts the piece after it.
+        shift = 1 if self.newline_before_cut else 0
+        start, j = 0, i
+        while (j := text.rfind("\n", 0, j)) >= 0:      # back to the last cut before i
+            if self.cut_str.match(text, j):
+                start = j + shift
+                break
+        after = self.cut_str.search(text, i)        # the first cut after i
+        return start, (after.start() + shift if after else len(text))
 
     @functools.cached_property
     def ascii_pattern(self) -> re.Pattern | None:
@@ -158,27 +173,36 @@ def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN
     """The pre-tokens of `text` in order: `regex.findall(pattern, text)`, about twice as fast.
 
     The encoders use this; `pattern` is a pattern string or a compiled `regex`
-    pattern. Text is cut at the safe line breaks of `RULES`; consecutive
-    pieces that are pure ASCII are split together by the `re` copy of the
-    pattern (idea 3), the others by `regex`.
+    pattern. Pure-ASCII text is split by the `re` copy of the pattern (idea 3).
+    In other text, each character outside ASCII is found, and only the piece
+    around it, from the safe line break before it to the one after it
+    (`RULES`), goes to `regex`; the ASCII stretches between such pieces go to
+    `re`. Both engines scan a stretch in place (`findall(text, start, end)`),
+    as if it were the whole text, so nothing is copied.
 
-    >>> split_pretokens("naïve\\ncafé 123")
-    ['naïve', '\\n', 'café', ' ', '123']
+    >>> split_pretokens("naïve\\ncafé 123\\nplain ascii")
+    ['naïve', '\\n', 'café', ' ', '123', '\\n', 'plain', ' ascii']
     """
     full = pattern if isinstance(pattern, regex.Pattern) else compiled(pattern)
     rules = RULES.get(full.pattern)
     if rules is None or rules.ascii_pattern is None:
         return full.findall(text)
+    ascii_findall = rules.ascii_pattern.findall
     if text.isascii():
-        return rules.ascii_pattern.findall(text)
-    cuts = [m.end() if rules.newline_before_cut else m.start()
-            for m in rules.cut_str.finditer(text)]
-    bounds = [0, *cuts, len(text)]
-    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+        return ascii_findall(text)
     out: list[str] = []
-    for is_ascii, group in groupby(pieces, key=str.isascii):
-        out += (rules.ascii_pattern if is_ascii else full).findall("".join(group))
+    pos = 0                                  # everything before pos is split
+    while (m := _NON_ASCII.search(text, pos)) is not None:
+        start, end = rules.piece_around(text, m.start())
+        if start > pos:
+            out += ascii_findall(text, pos, start)
+        out += full.findall(text, start, end)
+        pos = end
+    out += ascii_findall(text, pos)
     return out
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _findall(text: str, pattern: str, rules: SplitRules | None) -> list[str]:

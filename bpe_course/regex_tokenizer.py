@@ -24,7 +24,8 @@ its ids (`number_vocab` checks it and finds its ids), and `encode_iterable` enco
 from __future__ import annotations
 
 import random
-from itertools import chain
+from functools import reduce
+from operator import iadd
 
 import regex
 
@@ -44,6 +45,31 @@ CACHE_SIZE = 200_000
 CACHE_MAX_CHUNK = 1000
 
 
+class ChunkCache(dict):
+    """The ids of every chunk a tokenizer has encoded: chunk (str) -> ids.
+
+    Looking up a chunk that is not there yet encodes it on the spot: a dict
+    calls `__missing__` for a key it lacks, so `cache[chunk]` always answers,
+    and looking up the chunks it has stays in C. `encode_chunk` is the
+    tokenizer's, handed over by `encode_ordinary` before each use.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.encode_chunk = None
+        self.too_long: list[str] = []      # chunks to forget after this encoding
+
+    def __missing__(self, chunk: str) -> list[int]:
+        ids = self[chunk] = self.encode_chunk(chunk.encode("utf-8"))
+        if len(chunk) > CACHE_MAX_CHUNK:
+            self.too_long.append(chunk)
+        return ids
+
+    def __reduce__(self):
+        # Pickled (and copied) as its entries only, without the tokenizer's method.
+        return ChunkCache, (), None, None, iter(self.items())
+
+
 class RegexTokenizer(Tokenizer):
     """Byte-level BPE inside the chunks of a split pattern, with special tokens."""
 
@@ -51,12 +77,12 @@ class RegexTokenizer(Tokenizer):
         super().__init__()
         self.pattern = GPT4_SPLIT_PATTERN if pattern is None else pattern
         self.compiled_pattern = regex.compile(self.pattern)
-        self._cache: dict[str, list[int]] = {}
+        self._cache = ChunkCache()
 
     def _merges_changed(self) -> None:
         # New merges (or a new pattern, after `load`): the cached chunks are stale.
         self.compiled_pattern = regex.compile(self.pattern)
-        self._cache = {}
+        self._cache = ChunkCache()
 
     # -- training (the naive loop, with chunks) ---------------------------------
     def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
@@ -204,18 +230,19 @@ class RegexTokenizer(Tokenizer):
         check_text(text)
         chunks = split_pretokens(text, self.compiled_pattern)
         cache = self._cache
-        new_chunks = set(chunks).difference(cache)
+        cache.encode_chunk = self.encode_chunk
         try:
-            for chunk in new_chunks:
-                cache[chunk] = self.encode_chunk(chunk.encode("utf-8"))
+            # One list of all the chunks' ids: `iadd` is `+=`, which extends a list in
+            # place, so `reduce` adds each chunk's ids to the first list without a Python
+            # loop. A chunk not in the cache yet is encoded on the spot (`ChunkCache`).
+            ids = reduce(iadd, map(cache.__getitem__, chunks), [])
         except UnicodeEncodeError:          # a lone surrogate: do as tiktoken does
             return self.encode_ordinary(fix_surrogates(text))
-        ids = list(chain.from_iterable(map(cache.__getitem__, chunks)))
         # Keep the cache bounded: forget long chunks (they rarely repeat) and
         # start afresh when it grows too big.
-        for chunk in new_chunks:
-            if len(chunk) > CACHE_MAX_CHUNK:
-                del cache[chunk]
+        for chunk in cache.too_long:
+            cache.pop(chunk, None)
+        cache.too_long.clear()
         if len(cache) > CACHE_SIZE:
             cache.clear()
         return ids

@@ -35,6 +35,12 @@ def test_every_page_and_the_package_metadata_name_one_home():
     named = re.findall(r'= "https://github\.com/([\w.-]+/[\w.-]+?)(?:/|")', urls)
     assert named and set(named) == {REPO}
     assert "make home REPO=" in (ROOT / "README.md").read_text()
+    # the website's workflow publishes from the home only, on its branch
+    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
+    assert re.findall(r"github\.repository == '([^']*)'", workflow) == [REPO, REPO]
+    assert re.findall(r"\n  push:\n    branches: \[([^\]]*)\]", workflow) == [BRANCH]
+    owner, name = REPO.split("/")
+    assert f"https://{owner}.github.io/{name}/" in (ROOT / "README.md").read_text()
 
 
 def test_make_home_rewrites_every_badge_setup_cell_page_and_url(tmp_path):
@@ -43,15 +49,22 @@ def test_make_home_rewrites_every_badge_setup_cell_page_and_url(tmp_path):
                    "exercises", "docs"):
         shutil.copytree(ROOT / folder, copy / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
-    for file in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "pyproject.toml", "Makefile"):
+    for file in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "pyproject.toml", "Makefile",
+                 ".github/workflows/pages.yml"):
+        (copy / file).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / file, copy / file)
     old = REPO
     changed = home.move_home(copy, "acme-school/tokens", "spring-2027")
     assert "bpe_course/classroom/authoring/course.py" in changed
     assert "pyproject.toml" in changed and "README.md" in changed
+    assert ".github/workflows/pages.yml" in changed
+    workflow = (copy / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
+    assert "github.repository == 'acme-school/tokens'" in workflow
+    assert "branches: [spring-2027]" in workflow and old not in workflow
+    assert "https://acme-school.github.io/tokens/" in (copy / "README.md").read_text()
     assert home.current(copy) == ("acme-school/tokens", "spring-2027")
     for path in copy.rglob("*"):
-        if path.is_file() and path.suffix in (".md", ".toml", ".py", ".ipynb"):
+        if path.is_file() and path.suffix in (".md", ".toml", ".py", ".ipynb", ".yml"):
             text = path.read_text(encoding="utf-8")
             assert f"github.com/{old}" not in text and f"github/{old}/" not in text, path
     # the notebooks' own check, run on the copy, finds every badge and setup cell in step

@@ -7,7 +7,8 @@ setup cells install from. It is set once, in `bpe_course/classroom/authoring/cou
 (`REPO`, `BRANCH`); this tool writes the new one there, then rewrites what is generated from
 it (every notebook's badge and setup cell, `tools/notebooks.py headers`; the worksheets in
 exercises/) and the places that name it in prose: the README and the other Markdown pages,
-and pyproject.toml's URLs. `tests/test_home.py` checks that they agree.
+pyproject.toml's URLs, and the website's workflow (.github/workflows/pages.yml: it publishes
+only from the home, on its branch). `tests/test_home.py` checks that they agree.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COURSE = Path("bpe_course/classroom/authoring/course.py")
 TEXTS = ["README.md", "CONTRIBUTING.md", "CHANGELOG.md", "pyproject.toml", "exercises/README.md",
          "docs/*.md"]
+WORKFLOW = Path(".github/workflows/pages.yml")
 REPO_FORM = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
 BRANCH_FORM = re.compile(r"[A-Za-z0-9._/-]+")
 
@@ -40,9 +42,17 @@ def rewrite_text(text: str, old: tuple[str, str], new: tuple[str, str]) -> str:
         (f"github.com/{old_repo}/tree/{old_branch}", f"github.com/{repo}/tree/{branch}"),
         (f"git+https://github.com/{old_repo}@{old_branch}", f"git+https://github.com/{repo}@{branch}"),
         (f"github.com/{old_repo}", f"github.com/{repo}"),
+        # the website on GitHub Pages: https://owner.github.io/name/
+        ("{}.github.io/{}".format(*old_repo.split("/")), "{}.github.io/{}".format(*repo.split("/"))),
     ]:
         text = text.replace(before, after)
     return text
+
+
+def rewrite_workflow(text: str, repo: str, branch: str) -> str:
+    """The website's workflow runs only in the home's repository, on a push to its branch."""
+    text = re.sub(r"github\.repository == '[^']*'", f"github.repository == '{repo}'", text)
+    return re.sub(r"(\n  push:\n    branches: )\[[^\]]*\]", rf"\g<1>[{branch}]", text)
 
 
 def move_home(root: Path, repo: str, branch: str) -> list[str]:
@@ -67,6 +77,13 @@ def move_home(root: Path, repo: str, branch: str) -> list[str]:
             if new_text != text:
                 path.write_text(new_text, encoding="utf-8")
                 changed.append(path.relative_to(root).as_posix())
+    workflow = root / WORKFLOW
+    if workflow.is_file():
+        text = workflow.read_text(encoding="utf-8")
+        new_text = rewrite_workflow(text, repo, branch)
+        if new_text != text:
+            workflow.write_text(new_text, encoding="utf-8")
+            changed.append(WORKFLOW.as_posix())
     # The notebooks and worksheets are generated from course.py: regenerate them with the new
     # one, in a fresh interpreter that imports the package from this tree.
     for args in ([str(root / "tools" / "notebooks.py"), "headers"],

@@ -91,8 +91,27 @@ def tokenizer_json(tok) -> dict:
         "model": {"type": "BPE", "dropout": None, "unk_token": None,
                   "continuing_subword_prefix": None, "end_of_word_suffix": None,
                   "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": _ordinary_vocab(tok), "merges": _merge_strs(tok)},
+                  "vocab": _model_vocab(tok), "merges": _merge_strs(tok)},
     }
+
+
+def _model_vocab(tok) -> dict[str, int]:
+    """The BPE model's vocabulary, special tokens included (as in GPT-2's own file).
+
+    `tokenizers` does not take an added token's id from `added_tokens`: it uses the model's
+    id for that text if the model has one, else it appends the token after the model's
+    largest id. So a special token that sits anywhere else (CS336's `<|endoftext|>` at 0, or
+    a gap below the merges) must be in the model's vocabulary under its own text, or the
+    library would give it another id. BPE never produces it there: no merge makes it.
+    """
+    vocab = _ordinary_vocab(tok)
+    for text, i in tok.special_tokens.items():
+        if text in vocab:
+            raise ValueError(f"special token {text!r} has the same text as ordinary token "
+                             f"{vocab[text]} in tokenizer.json's byte-level vocabulary; "
+                             "tokenizer.json cannot hold both")
+        vocab[text] = i
+    return vocab
 
 
 def save_tokenizer_json(tok, path: str | os.PathLike) -> None:

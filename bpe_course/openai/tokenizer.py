@@ -27,10 +27,13 @@ tiktoken does, so our ids equal tiktoken's for every string.
 
 from __future__ import annotations
 
-from ..base import NO_MERGE
+from ..base import _SHORT_CHUNK, NO_MERGE
 from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
 from ..regex_tokenizer import RegexTokenizer
 from .encoding_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
+
+
+_SINGLE_BYTES = [bytes([b]) for b in range(256)]
 
 
 def bpe_by_rank(ranks: dict[bytes, int], token: bytes, max_rank: int | None = None) -> list[bytes]:
@@ -125,7 +128,36 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
         rank = self.mergeable_ranks.get(data)
         if rank is not None:
             return [rank]
-        return super().encode_chunk(data)
+        if len(data) <= _SHORT_CHUNK:
+            return self._merge_bytes(data)
+        return super().encode_chunk(data)     # the heap (`_merge_long`)
+
+    def _merge_bytes(self, data: bytes) -> list[int]:
+        """`_merge_short` on the chunk's bytes, as tiktoken does it: the parts are bytes,
+        and a pair's rank is the rank of its two parts joined. Same ids, less work: no
+        lookup from ids to bytes and back for every pair.
+
+        >>> tok = OpenAITokenizer("cl100k_base")
+        >>> tok._merge_bytes(b"tokenizers"), tok._merge_short([tok.byte_ids[b] for b in b"tokenizers"])
+        ([5963, 12509], [5963, 12509])
+        """
+        ranks = self.mergeable_ranks
+        get = ranks.get
+        parts = list(map(_SINGLE_BYTES.__getitem__, data))
+        # pair_ranks[i] is the rank of parts[i] + parts[i + 1].
+        pair_ranks = [get(a + b, NO_MERGE) for a, b in zip(parts, parts[1:])]
+        while pair_ranks:
+            best = min(pair_ranks)
+            if best == NO_MERGE:
+                break
+            i = pair_ranks.index(best)          # leftmost of the best pairs
+            parts[i] += parts[i + 1]
+            del parts[i + 1], pair_ranks[i]
+            if i > 0:
+                pair_ranks[i - 1] = get(parts[i - 1] + parts[i], NO_MERGE)
+            if i < len(pair_ranks):
+                pair_ranks[i] = get(parts[i] + parts[i + 1], NO_MERGE)
+        return list(map(ranks.__getitem__, parts))
 
     def _merged_id(self, a: int, b: int) -> int | float:
         # tiktoken's rule: the rank of the joined bytes, if they are a token.

@@ -1,4 +1,4 @@
-"""The pipeline every `tokenizer.json` describes (after chapter 11), with offsets.
+"""The pipeline every `tokenizer.json` describes (chapter 12), with offsets.
 
 A Hugging Face tokenizer is five steps, and this part of the course builds each one:
 normalizer -> pre-tokenizer -> model -> post-processor, and a decoder back to text.
@@ -13,14 +13,16 @@ steps made: that is what `normalized` teaches.
   Precompiled and Nmt (SentencePiece), ByteLevel, BertNormalizer, Sequence
 - `pretokenizers`: ByteLevel, Whitespace, WhitespaceSplit, Metaspace, Split,
   CharDelimiterSplit, FixedLength, Digits, Punctuation, BertPreTokenizer, Sequence
-- `models`: BPE (with its options), WordPiece, Unigram, WordLevel, over the course's encoders
+- `models`: BPE (with its options, BPE-dropout among them), WordPiece, Unigram, WordLevel,
+  over the course's encoders
 - `processors`: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence
 - `decoders`: ByteLevel, WordPiece, Metaspace, BPEDecoder, ByteFallback, CTC, Fuse,
   Strip, Replace, Sequence
 - `tokenizer`: the `Pipeline` itself: added tokens first, then the steps in order;
   `encode`, `encode_with_offsets` (an `Encoding`: ids, tokens, offsets) and `decode`
 - `tokenizer_json`: `load_tokenizer_json`, reading a file into a `Pipeline` whose
-  results equal `tokenizers`'
+  results equal `tokenizers`'; `minilm_tokenizer()`, a real BERT WordPiece file shipped
+  with the package (all-MiniLM-L6-v2's)
 
 >>> import json, tempfile, pathlib
 >>> spec = {"model": {"type": "WordPiece", "unk_token": "[UNK]",
@@ -38,6 +40,6 @@ steps made: that is what `normalized` teaches.
 """
 
 from .tokenizer import Encoding, Pipeline
-from .tokenizer_json import load_tokenizer_json
+from .tokenizer_json import load_tokenizer_json, minilm_tokenizer
 
-__all__ = ["Encoding", "Pipeline", "load_tokenizer_json"]
+__all__ = ["Encoding", "Pipeline", "load_tokenizer_json", "minilm_tokenizer"]

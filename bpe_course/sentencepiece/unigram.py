@@ -44,13 +44,18 @@ heap that orders equal scores as C++'s `std::priority_queue` does (`heap_push`).
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import math
 import random
 import struct
+from importlib import resources
 
 from .model_file import NORMAL, UNIGRAM, UNUSED, USER_DEFINED, SpmModel
 from .tokenizer import SentencePieceTokenizer
 
+TEST_MODEL = "sentencepiece_test_model.model.gz"
+TEST_MODEL_SHA256 = "4884d27bf50494e080aa99dbb868f27b68b6a3b6bd128da37ad6057c5e3cf5a2"
 UNK_PENALTY = 10.0              # <unk> scores this much below the lowest piece
 FLT_MAX = 3.4028234663852886e38
 RESET = 100_000.0               # the library rebases path scores beyond this (see `segment`)
@@ -130,6 +135,13 @@ class SentencePieceUnigram(SentencePieceTokenizer):
                 self.usable[piece] = i
         if not self.usable:
             raise ValueError("malformed .model file: a Unigram model needs normal pieces")
+
+    @classmethod
+    def botchan(cls) -> "SentencePieceUnigram":
+        """SentencePiece's own test model (Apache-2.0, from the `sentencepiece` sdist): a
+        real Unigram of 1,000 pieces trained by `spm_train` on the novel *Botchan*, with
+        `nfkc` normalization; hash-checked."""
+        return cls.from_bytes(botchan_model_bytes())
 
     # -- scores -------------------------------------------------------------------------
     def piece_score(self, i: int, piece: str) -> float:
@@ -374,3 +386,14 @@ class SentencePieceUnigram(SentencePieceTokenizer):
                 break
             out.append((normalized[node[0]:node[1]], node[2]))
         return out[::-1]
+
+
+def botchan_model_bytes() -> bytes:
+    """The bytes of SentencePiece's `test/test_model.model` (stored gzipped in
+    `bpe_course/data/`), checked against its sha256."""
+    data = gzip.decompress((resources.files("bpe_course") / "data" / TEST_MODEL).read_bytes())
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != TEST_MODEL_SHA256:
+        raise ValueError(f"bpe_course/data/{TEST_MODEL} holds a file with sha256 {digest}, "
+                         f"expected {TEST_MODEL_SHA256}: reinstall the course package")
+    return data

@@ -31,7 +31,7 @@ import os
 import sys
 from collections import defaultdict
 from concurrent.futures import Executor
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 from operator import add, mul
 from typing import NamedTuple, Sequence
 
@@ -154,81 +154,118 @@ def learn_merges(words: list[str], freqs: list[int], num_merges: int,
                  show: bool = False) -> list[tuple[int, int]]:
     """Learn up to `num_merges` merges; `words` are rewritten in place as they merge.
 
-    `stats` holds the count of every pair (a 2-character str), `where` lists
-    the words that contain each pair. A heap holds (-count, tie-break key,
-    pair); entries are not updated when a count falls, they go stale and are
-    checked when popped (lazy invalidation). Counts only rise for the new
-    pairs a merge creates, and those are pushed afresh.
+    `where` lists the words that contain each pair (a 2-character str), once
+    per occurrence; `stats` holds the count of every pair, which is the sum of
+    the counts of the words in `where[pair]`.
+
+    The best pair is found with a heap of (-count, tie-break key, pair).
+    Entries are not updated when a count falls: they go stale and are checked
+    when popped (lazy invalidation). Counts only rise for the new pairs a
+    merge creates, and those are pushed afresh.
+
+    Most pairs are rare and will never be merged, so only pairs counted at
+    least `floor` times go into the heap; the others wait in `low` (a list of
+    pairs per count). Subtle: this is exact because the heap is only asked for
+    its best while it holds any pair at all; a pair in `low` counts less than
+    `floor`, and so less than anything in the heap. When the heap runs empty,
+    `floor` is halved and the pairs that now reach it move into the heap.
     """
-    stats: dict[str, int] = {}
     where: defaultdict[str, list[int]] = defaultdict(list)
-    for i, (w, n) in enumerate(zip(words, freqs)):
+    for i, w in enumerate(words):
         for pair in map(add, w, w[1:]):
-            stats[pair] = stats.get(pair, 0) + n
             where[pair].append(i)
-    keys = [bytes([0xFE, 255 - b]) for b in range(256)]      # reversed-order bytes
-    heap = [(-n, keys[ord(p[0])] + END + keys[ord(p[1])] + END, p) for p, n in stats.items()]
-    heapify(heap)
+    stats = {pair: weight(found, freqs) for pair, found in where.items()}
+    # keys[t] + END is token t's tie-break key; a pair's key is its two tokens' keys.
+    keys = [bytes([0xFE, 255 - b]) + END for b in range(256)]   # reversed-order bytes
+    heap: list[tuple[int, bytes, str]] = []
+    low: defaultdict[int, list[str]] = defaultdict(list)
+
+    def place(pair: str, count: int) -> None:
+        """Put a pair where its count says: in the heap, in `low`, or (count 0) nowhere."""
+        if count >= floor:
+            heappush(heap, (-count, keys[ord(pair[0])] + keys[ord(pair[1])], pair))
+        elif count:
+            low[count].append(pair)
+
+    floor = max(stats.values(), default=0) // 2 + 1
+    for pair, count in stats.items():
+        place(pair, count)
     merges: list[tuple[int, int]] = []
     with ProgressBar(total=num_merges, desc="merging", unit="merge", disable=not show) as bar:
-        while len(merges) < num_merges and heap:
+        while len(merges) < num_merges:
+            if not heap:                         # every pair left counts less than floor
+                if floor == 1:
+                    break                        # no pair left at all
+                floor = max(1, floor // 2)
+                for count in [c for c in low if c >= floor]:
+                    for pair in low.pop(count):
+                        place(pair, stats.get(pair, 0))     # its count may have fallen
+                continue
             negcount, key, pair = heappop(heap)
             count = stats.get(pair, 0)
-            if count != -negcount:               # stale entry
-                if 0 < count < -negcount:
-                    heappush(heap, (-count, key, pair))
+            if count != -negcount:               # stale entry: the count fell
+                place(pair, count)
                 continue
             new = chr(256 + len(merges))
             merges.append((ord(pair[0]), ord(pair[1])))
-            keys.append(keys[ord(pair[0])] + keys[ord(pair[1])])
-            for q in merge_pair(pair, new, words, freqs, stats, where):
-                heappush(heap, (-stats[q], keys[ord(q[0])] + END + keys[ord(q[1])] + END, q))
+            keys.append(keys[ord(pair[0])][:-2] + keys[ord(pair[1])])
+            for q, found in merge_pair(pair, new, words, freqs, stats, where).items():
+                n = stats[q] = weight(found, freqs)
+                where[q] = found
+                if n >= floor:                   # place(q, n), inlined: the hot path
+                    heappush(heap, (-n, keys[ord(q[0])] + keys[ord(q[1])], q))
+                else:
+                    low[n].append(q)
             bar.update()
     return merges
 
 
+def weight(found: list[int], freqs: list[int]) -> int:
+    """The count of a pair: the counts of the words it occurs in, once per occurrence."""
+    return sum(map(freqs.__getitem__, found))
+
+
 def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
-               stats: dict[str, int], where: defaultdict[str, list[int]]) -> set[str]:
-    """Merge `pair` into `new` in every word that has it; return the pairs it created.
+               stats: dict[str, int], where: defaultdict[str, list[int]],
+               ) -> defaultdict[str, list[int]]:
+    """Merge `pair` into `new` in every word that has it, and lower the counts of the
+    pairs it took apart. Return the pairs it created, each with the words it occurs in
+    (once per occurrence), for the caller to count (`weight`).
 
     Subtle: a word can hold the pair more than once, even overlapping ("aaa"
     holds "aa" twice but merges once). One occurrence is the common case and
     updates only the neighbours; otherwise the word's pairs are recounted.
+    A word can also be listed more than once, or no longer hold the pair (an
+    earlier merge took it apart): then `replace` changes nothing, and it is skipped.
     """
     a, b = pair
-    created = set()
-    get = stats.get
+    created: defaultdict[str, list[int]] = defaultdict(list)
     for i in where.pop(pair):
         w = words[i]
-        if pair not in w:                     # stale: an earlier merge took it apart
+        merged = w.replace(pair, new)
+        removed = len(w) - len(merged)       # how many times the pair was merged
+        if not removed:                      # stale: listed twice, or taken apart
             continue
         n = freqs[i]
-        merged = w.replace(pair, new)
         words[i] = merged
-        if len(merged) == len(w) - 1:         # one occurrence, at k
+        if removed == 1:                     # one occurrence, at k
             k = w.find(pair)
             if k:
                 x = w[k - 1]
                 stats[x + a] -= n
-                q = x + new
-                stats[q] = get(q, 0) + n
-                where[q].append(i)
-                created.add(q)
+                created[x + new].append(i)
             if k + 2 < len(w):
                 y = w[k + 2]
                 stats[b + y] -= n
-                q = new + y
-                stats[q] = get(q, 0) + n
-                where[q].append(i)
-                created.add(q)
+                created[new + y].append(i)
         else:
             for q in map(add, w, w[1:]):
                 stats[q] -= n
             for q in map(add, merged, merged[1:]):
-                stats[q] = get(q, 0) + n
                 if new in q:
-                    where[q].append(i)
-                    created.add(q)
+                    created[q].append(i)
+                else:                        # two tokens that were neighbours in w too
+                    stats[q] += n
     del stats[pair]
     return created
 

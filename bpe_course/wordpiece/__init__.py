@@ -1,4 +1,4 @@
-"""WordPiece (the subword family after chapter 11): BERT's tokenizer, equal to `tokenizers`.
+"""WordPiece (chapter 12, the subword family): BERT's tokenizer, equal to `tokenizers`.
 
 WordPiece keeps a vocabulary and no merges: a word is cut greedily, longest known piece
 first, and a piece inside a word is spelled with `##`. Before that, BERT cleans and folds

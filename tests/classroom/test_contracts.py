@@ -29,7 +29,18 @@ CITED = re.compile(r"`([A-Za-z_][\w.]*)`")
 FILES = ("json", "py", "ipynb", "model", "csv", "txt", "md", "cell")
 # Words in backticks that are not Python names, and what they are instead.
 NOT_NAMES = {"bwrap": "bubblewrap's program", "error": "a key of the grader's report",
-             "grade_id": "nbgrader's cell metadata"}
+             "grade_id": "nbgrader's cell metadata",
+             # Gradescope's autograder (classroom/gradescope/): its script and test variables,
+             # the fields of its results.json, and the course's command-line words
+             "run_autograder": "Gradescope's script", "AUTOGRADER_ROOT": "an environment variable",
+             "AUTOGRADER_PYTHON": "an environment variable", "score": "a results.json field",
+             "max_score": "a results.json field", "status": "a results.json field",
+             "output": "a results.json field", "visibility": "a results.json field",
+             "output_format": "a results.json field", "extra_data": "a results.json field",
+             "after_published": "a results.json visibility",
+             "hidden_details": "the autograder.json setting of --hidden-details",
+             "grade": "the grade command", "auto": "a value of --sandbox",
+             "wheel": "the built package file"}
 
 
 def module_name(path: Path) -> str:

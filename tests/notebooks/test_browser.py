@@ -33,31 +33,14 @@ from pathlib import Path
 
 import pytest
 
+from chromium import ARTEFACTS, BROWSER_MARKS, CHROMIUM, FLAGS, expect, sync_playwright
+
 ROOT = Path(__file__).resolve().parents[2]
-ARTEFACTS = Path(os.environ.get("BPE_BROWSER_ARTIFACTS", ROOT / "build" / "browser"))
-CHROMIUM = next((p for p in (os.environ.get("BPE_CHROMIUM"), shutil.which("chromium"),
-                             shutil.which("chromium-browser"), "/usr/bin/chromium")
-                 if p and Path(p).is_file()), None)
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage"]
 TOKEN = "bpe-course-browser-test"
 # The page `make lab` opens, read from the Makefile so that the two cannot drift apart.
 DEFAULT_URL = re.search(r"--LabApp\.default_url=(\S+)", (ROOT / "Makefile").read_text()).group(1)
 
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:
-    sync_playwright = None
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(sync_playwright is None,
-                       reason="browser tests need the playwright package (pip install playwright)"),
-    pytest.mark.skipif(CHROMIUM is None,
-                       reason="browser tests need Chromium (apt-get install chromium, "
-                              "or set BPE_CHROMIUM)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def free_port() -> int:

@@ -78,3 +78,16 @@ def test_property_heap_merging_equals_the_simple_scan(data, ours_and_tiktoken, t
     tok, _ = ours_and_tiktoken("cl100k_base")
     ids = [tok.byte_ids[b] for b in text.encode("utf-8", "replace")]
     assert tok._merge_long(list(ids)) == tok._merge_short(list(ids))
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_property_merging_bytes_equals_merging_ids(data, ours_and_tiktoken, tricky_text):
+    # Short chunks are merged as bytes (`_merge_bytes`); it must equal the scan on ids.
+    text = data.draw(tricky_text, label="text")
+    for name in ("r50k_base", "cl100k_base", "o200k_base"):
+        tok, _ = ours_and_tiktoken(name)
+        for chunk in tok.compiled_pattern.findall(text) + [text]:
+            raw = chunk.encode("utf-8", "replace")
+            ids = [tok.byte_ids[b] for b in raw]
+            assert tok._merge_bytes(raw) == tok._merge_short(ids)

@@ -191,6 +191,33 @@ def test_the_tokenizers_library_loads_ours_and_agrees(trained, tmp_path):
     assert all(ids(back, text) == ids(trained, text) for text in SAMPLES)
 
 
+def test_the_tokenizers_library_keeps_special_tokens_at_any_id(trained, tmp_path):
+    """`tokenizers` gives an added token the model's id for its text, or the next id after the
+    model's largest: so special tokens at 0 (CS336) or between ordinary ids need their place
+    in the model's vocabulary, or the library moves them (it once gave one a merge's id)."""
+    tok, _ = shuffled(trained, seed=3)
+    cs336 = {0: EOT.encode(), **{i + 1: t for i, t in trained.vocab.items()
+                                 if i not in trained.inverse_special_tokens}}
+    merges = [(trained.vocab[a], trained.vocab[b]) for (a, b), _ in trained.merge_items()]
+    first = RegexTokenizer.from_vocab_merges(cs336, merges, [EOT, FIM], trained.pattern)
+    assert first.special_tokens[EOT] == 0
+    for n, tok in enumerate([tok, first]):
+        save_tokenizer_json(tok, tmp_path / f"{n}.json")
+        hf = hf_tokenizer(tmp_path / f"{n}.json")
+        assert {t: hf.token_to_id(t) for t in tok.special_tokens} == tok.special_tokens
+        for text in SAMPLES:
+            assert hf.encode(text).ids == ids(tok, text), text
+        assert load_tokenizer_json(tmp_path / f"{n}.json").encode(SAMPLES[-3]) == \
+            ids(tok, SAMPLES[-3])
+
+
+def test_a_special_token_spelled_as_an_ordinary_token_cannot_go_into_tokenizer_json(tmp_path):
+    vocab = {b: bytes([b]) for b in range(256)} | {256: b"ab"}
+    tok = RegexTokenizer.from_vocab_merges(vocab, [(b"a", b"b")], ["ab"], GPT2_SPLIT_PATTERN)
+    with pytest.raises(ValueError, match="'ab' has the same text as ordinary token 256"):
+        save_tokenizer_json(tok, tmp_path / "t.json")
+
+
 @settings(max_examples=40, deadline=None)
 @given(text=texts)
 def test_the_tokenizers_library_agrees_on_hypothesis_text(text, tmp_path_factory):

@@ -8,6 +8,8 @@ Parity with `tokenizers` on trained files is in `tests/parity/test_tokenizer_jso
 from __future__ import annotations
 
 import json
+import random
+import re
 
 import pytest
 
@@ -15,6 +17,7 @@ from bpe_course import load_tokenizer_json
 from bpe_course.pipeline import decoders, normalizers, pretokenizers
 from bpe_course.pipeline.normalized import NormalizedString
 from bpe_course.pipeline.pretokenizers import Split
+from bpe_course.pipeline.tokenizer import Truncation
 
 WORDPIECE = {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
              "max_input_chars_per_word": 100,
@@ -103,6 +106,27 @@ def test_allowed_special_is_accepted_only_as_all(tmp_path):
         tok.encode_with_offsets(b"fine")
 
 
+def test_truncation_counts_the_special_tokens_and_padding_fills_to_the_length(tmp_path):
+    def bert_batches(data):
+        data["post_processor"] = {"type": "BertProcessing", "sep": ["[SEP]", 2],
+                                  "cls": ["[CLS]", 1]}
+        data["truncation"] = {"max_length": 4, "strategy": "LongestFirst", "stride": 0,
+                              "direction": "Right"}
+        data["padding"] = {"strategy": {"Fixed": 6}, "direction": "Right", "pad_id": 0,
+                           "pad_type_id": 0, "pad_token": "[UNK]", "pad_to_multiple_of": None}
+    tok = load_tokenizer_json(write(tmp_path, bert_batches))
+    enc = tok.encode_with_offsets("fine cafes fine")      # fine cafe ##s fine: 4 tokens
+    assert enc.tokens == ["[CLS]", "fine", "cafe", "[SEP]", "[UNK]", "[UNK]"]
+    assert enc.offsets[3:] == [(0, 0)] * 3
+    tok.truncation.direction = "Left"
+    assert tok.encode("fine cafes fine") == [1, 5, 3, 2, 0, 0]
+    tok.no_truncation()
+    tok.no_padding()
+    assert tok.encode("fine cafes fine") == [1, 3, 4, 5, 3, 2]
+    tok.truncation = Truncation(1)        # shorter than [CLS] [SEP]: tokenizers cuts nothing
+    assert tok.encode("fine cafes") == [1, 3, 4, 5, 2]
+
+
 # -- what is refused, by name ------------------------------------------------------
 
 def _set(path, value):
@@ -120,8 +144,10 @@ REFUSED = [
     (_set(["pre_tokenizer"], {"type": "UnicodeScripts"}), "unsupported pre_tokenizer"),
     (_set(["post_processor"], {"type": "Magic"}), "unsupported post_processor"),
     (_set(["decoder"], {"type": "Magic"}), "unsupported decoder"),
-    (_set(["truncation"], {"max_length": 5, "strategy": "LongestFirst"}), "truncation"),
-    (_set(["padding"], {"strategy": "BatchLongest"}), "padding"),
+    (_set(["truncation"], {"max_length": 5, "strategy": "Sideways"}), "truncation strategy"),
+    (_set(["truncation"], {"max_length": -1}), "truncation max_length"),
+    (_set(["padding"], {"strategy": {"Fixed": 8}, "direction": "Up"}), "padding direction"),
+    (_set(["padding"], {"strategy": "Longest"}), "padding strategy"),
     (_set(["pre_tokenizer"], {"type": "Split", "pattern": {"Regex": "a"},
                               "behavior": "Sideways", "invert": False}), "Split behavior"),
     (_set(["pre_tokenizer"], {"type": "Metaspace", "replacement": "▁",
@@ -145,11 +171,31 @@ def test_what_the_course_cannot_reproduce_is_refused_naming_it(tmp_path, change,
     assert message.startswith(f"{path}: ") and named in message, message
 
 
-def test_bpe_dropout_is_refused(tmp_path):
+def _bpe_with_dropout(dropout):
     def bpe(data):
-        data["model"] = {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}
-    with pytest.raises(ValueError, match="'dropout'"):
-        load_tokenizer_json(write(tmp_path, bpe))
+        data["model"] = {"type": "BPE", "dropout": dropout,
+                         "vocab": {"[UNK]": 0, "a": 1, "b": 2, "ab": 3, "abab": 4},
+                         "merges": ["a b", "ab ab"], "unk_token": "[UNK]"}
+        data["decoder"] = None
+    return bpe
+
+
+def test_bpe_dropout_samples_and_a_generator_makes_it_reproducible(tmp_path):
+    tok = load_tokenizer_json(write(tmp_path, _bpe_with_dropout(0.5)))
+    drawn = {tuple(tok.encode("abab")) for _ in range(200)}    # a fresh draw every call
+    assert drawn == {(4,), (3, 3), (3, 1, 2), (1, 2, 3), (1, 2, 1, 2)}
+    assert tok.encode("abab", rng=random.Random(0)) == tok.encode("abab", rng=random.Random(0))
+    tok.model.dropout = 1.0                                     # nothing merges
+    assert tok.encode("abab") == [1, 2, 1, 2]
+    tok.model.dropout = None                                    # plain BPE again
+    assert tok.encode("abab") == [4]
+
+
+@pytest.mark.parametrize("dropout", [1.5, -0.5, "0.5"])
+def test_a_bpe_dropout_that_is_not_a_probability_is_refused(tmp_path, dropout):
+    path = write(tmp_path, _bpe_with_dropout(dropout))
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: the BPE dropout must be a"):
+        load_tokenizer_json(path)
 
 
 @pytest.mark.parametrize("change, named", [

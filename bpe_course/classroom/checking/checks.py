@@ -274,3 +274,19 @@ def spm_normalize(fn=FIND) -> Verdict:
 def spm_encode(fn=FIND) -> Verdict:
     """Worksheet 11: `fn(model, text) -> list[int]`, SentencePiece's BPE with byte fallback."""
     return check("spm_encode", fn, frame=sys._getframe(1))
+
+
+def viterbi(fn=FIND) -> Verdict:
+    """Worksheet 12: `fn(text, scores) -> (pieces, total)`, a Unigram model's best segmentation."""
+    return check("viterbi", fn, frame=sys._getframe(1))
+
+
+def wordpiece(fn=FIND) -> Verdict:
+    """Worksheet 12: `fn(word, vocab, max_input_chars_per_word=100) -> pieces`, WordPiece's
+    greedy longest match with '##' and '[UNK]'."""
+    return check("wordpiece", fn, frame=sys._getframe(1))
+
+
+def bert_normalize(fn=FIND) -> Verdict:
+    """Worksheet 12: `fn(text, lowercase=True) -> str`, BERT's normalizer."""
+    return check("bert_normalize", fn, frame=sys._getframe(1))

@@ -4,7 +4,8 @@ Most checkers compare a learner's code with the package itself (`merge` with
 `bpe_course.merge`, a tokenizer class with `RegexTokenizer`, ...). These are
 the few references the package has no other use for: one-liners for the
 UTF-8 warm-ups, `chunked_stats` and `count_pretokens`, the naive trainer in
-`train_bpe`'s form, and tiktoken itself behind the course's interface.
+`train_bpe`'s form, tiktoken itself behind the course's interface, and worksheet 12's
+Viterbi and WordPiece in the form the worksheet asks (pieces, not ids).
 
 >>> code_points_and_bytes("é")
 (1, 2)
@@ -192,3 +193,78 @@ def spm_encode(model, text: str) -> list[int]:
     if cached is None or cached[0] is not model:
         cached = _SPM_CACHE[id(model)] = (model, SentencePieceBPE(model))
     return cached[1].encode(text)
+
+
+# -- worksheet 12: the subword family -------------------------------------------------------
+
+UNK_PENALTY = 10.0          # SentencePiece scores an unknown character this far below the lowest piece
+
+
+def viterbi(text: str, scores: dict[str, float]) -> tuple[list[str], float]:
+    """Worksheet 12: the best segmentation of `text` under a Unigram model's piece scores,
+    and its total score, as SentencePiece's `EncodeOptimized` finds it.
+
+    Left to right: `best[end]` is the best total of a segmentation of `text[:end]`; a
+    piece `text[start:end]` extends the best one of `text[:start]`. A character that is
+    no piece may be a piece of its own, scored `min(scores) - 10`. On a tie the first
+    start found (the smallest) stays, so the last piece is the longest. The sums are
+    Python floats, exact for the 32-bit scores of a `.model` file; the library adds in
+    32-bit floats, which can tip a near tie the other way (see
+    `unigram.SentencePieceUnigram.segment`).
+
+    >>> viterbi("▁ab", {"▁": -2.0, "a": -3.0, "b": -3.0, "▁a": -4.0, "ab": -2.5})
+    (['▁', 'ab'], -4.5)
+    >>> viterbi("abcd", {"ab": -1.0, "bcd": -1.0})
+    (['a', 'bcd'], -12.0)
+    """
+    unknown = min(scores.values()) - UNK_PENALTY
+    longest = max(map(len, scores))
+    n = len(text)
+    best: list[float | None] = [0.0] + [None] * n
+    start_of = [0] * (n + 1)
+    for start in range(n):
+        for end in range(start + 1, min(n, start + longest) + 1):
+            score = scores.get(text[start:end])
+            if score is None and end == start + 1:
+                score = unknown
+            if score is None:
+                continue
+            total = best[start] + score
+            if best[end] is None or total > best[end]:
+                best[end], start_of[end] = total, start
+    pieces, end = [], n
+    while end > 0:
+        pieces.append(text[start_of[end]:end])
+        end = start_of[end]
+    return pieces[::-1], best[n]
+
+
+def wordpiece(word: str, vocab, max_input_chars_per_word: int = 100) -> list[str]:
+    """Worksheet 12: the pieces of one word, greedy longest-match-first with `##`, as
+    `tokenizers`' WordPiece model gives them (`WordPiece.tokenize_word` with `vocab`).
+
+    >>> wordpiece("unaffable", {"un", "##aff", "##able"})
+    ['un', '##aff', '##able']
+    >>> wordpiece("unaffablex", {"un", "##aff", "##able"})      # no piece for "x": all unknown
+    ['[UNK]']
+    """
+    if len(word) > max_input_chars_per_word:
+        return ["[UNK]"]
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+        else:
+            return ["[UNK]"]
+        pieces.append(piece)
+        start = end
+    return pieces
+
+
+def bert_normalize(text: str, lowercase: bool = True) -> str:
+    """Worksheet 12: BERT's normalizer (`tokenizers`' `BertNormalizer`): clean, space out
+    CJK ideographs, and, when lowercasing, strip accents."""
+    from ...wordpiece.normalizer import normalize
+    return normalize(text, lowercase=lowercase)[0]

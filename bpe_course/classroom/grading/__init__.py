@@ -8,6 +8,8 @@ Outside the sandbox, in the grader's process:
 - `run_notebook`: one notebook run for the grader: the job it is given (exercises in
   levels of helpers), its answers read back, the separate speed check
 - `bubblewrap`: the sandbox's command line (bubblewrap), and whether it works here
+- `container`: the container the grader runs in as the sandbox, where bubblewrap cannot
+  work (`--sandbox container`): users of its own, limits, locked files
 - `watch`: the limits watched from outside (memory and threads together, disk)
 - `scoring`, `report`: answers compared with the references; the JSON and CSV report
 

@@ -8,8 +8,10 @@ notebook is graded on its own, `--jobs` at a time:
    cap, and identified (`submissions`): by its nbgrader cell ids, else by the
    names it defines (a pasted notebook without metadata), else by the number
    in its file name.
-2. Its code cells run, check cells left out, in a sandbox (`bubblewrap`)
-   that sees only its own scratch folder and the installed course, with the
+2. Its code cells run, check cells left out, in a sandbox (`bubblewrap`; or,
+   inside a container where bubblewrap cannot work, the container itself,
+   only when told `--sandbox container`: `container`) that sees only its own
+   scratch folder and the installed course, with the
    course's code off limits (`checking.offlimits`) except the helpers its
    exercises allow, handed out level by level. Then every case runs on the
    learner's functions and classes, each exercise in a process of its own,
@@ -37,13 +39,14 @@ import contextlib
 import hashlib
 import os
 import secrets
+import shutil
 import sys
 import time
 from pathlib import Path
 
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
-from . import bubblewrap, report
-from .run_notebook import run_notebook
+from . import bubblewrap, container, report
+from .run_notebook import SANDBOXES, run_notebook
 from .scoring import RULE, expected, learner_source, score_exercise
 from .submissions import (MAX_SIZE, Found, Notebook, Refused, count_links, find_notebooks,
                           identify, parse_bytes, read_submission)
@@ -65,12 +68,14 @@ def read_found(found: Found, options, links: dict) -> tuple[str | None, Notebook
     return digest, nb, identify(found.path, nb), None
 
 
-def grade_notebook(found: Found, options, links: dict) -> dict:
-    """Grade one notebook; whatever goes wrong becomes its `error`."""
+def grade_notebook(found: Found, options, links: dict, worksheet: str | None = None) -> dict:
+    """Grade one notebook (as `worksheet`, if given, whatever it looks like); whatever goes
+    wrong becomes its `error`."""
     result = {"path": str(found.path), "student": found.student, "worksheet": None,
               "sha256": None, "score": 0, "max_score": 0, "error": None, "exercises": []}
     try:
         result["sha256"], nb, name, error = read_found(found, options, links)
+        name = worksheet or name
         result["worksheet"] = name
         if name is None:
             result["error"] = error or ("not a course worksheet: it defines none of the "
@@ -80,7 +85,7 @@ def grade_notebook(found: Found, options, links: dict) -> dict:
         if nb is not None:
             error, answers, speed = run_notebook(
                 nb, name, options.seed, options.cell_timeout, options.timeout,
-                options.case_timeout, use_sandbox=not options.no_sandbox)
+                options.case_timeout, use_sandbox=options.sandbox)
             missing = [e for e in WORKSHEETS[name].points
                        if not isinstance(answers.get(e), dict)]
             if missing and not error:
@@ -99,6 +104,29 @@ def grade_notebook(found: Found, options, links: dict) -> dict:
     result["score"] = round(sum(e["score"] for e in result["exercises"]), 2)
     result["max_score"] = sum(e["max_score"] for e in result["exercises"])
     return result
+
+
+def choose_sandbox(sandbox: str) -> tuple[bool, str]:
+    """(True, the sandbox in words) if notebooks can run in `sandbox` here, else (False,
+    why the grader refuses). Where bubblewrap cannot create its namespaces inside a
+    container, the refusal says so, and what `--sandbox container` would do instead."""
+    if sandbox == "none":
+        return True, "none (--no-sandbox: notebooks ran unconfined, as trusted code)"
+    if sandbox == "container":
+        ok, how = container.available()
+        return ok, how if ok else f"refusing to grade with --sandbox container: {how}"
+    ok, how = bubblewrap.available()
+    if ok:
+        return True, how
+    why = f"refusing to grade untrusted notebooks without a sandbox: {how}"
+    kind = container.detect()
+    if kind is not None and shutil.which("bwrap"):
+        why += (f". This is a container ({kind}), which does not let bubblewrap create "
+                f"namespaces: if the container is thrown away after grading (as "
+                f"Gradescope's is), --sandbox container makes the container itself the "
+                f"sandbox (each notebook then runs as users of its own, with resource "
+                f"limits, but sees the container's readable files and network)")
+    return False, why
 
 
 def free_cores(sample: float = 0.3) -> int:
@@ -153,8 +181,14 @@ def parse(argv: list[str]):
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the hidden cases (default: new each run, or the "
                              "report's with --resume)")
-    parser.add_argument("--no-sandbox", action="store_true",
-                        help="run notebooks without bubblewrap: only for trusted notebooks")
+    parser.add_argument("--sandbox", choices=SANDBOXES, default="bubblewrap",
+                        help="where notebooks run: bubblewrap (default; the grader refuses "
+                             "to start where it cannot), container (the container the "
+                             "grader runs in, thrown away after the run, as Gradescope's: "
+                             "each notebook runs as users of its own with resource limits; "
+                             "needs root), none (trusted notebooks only)")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_const", const="none",
+                        help="the same as --sandbox none: only for trusted notebooks")
     parser.add_argument("--timeout", type=float, default=300,
                         help="seconds per notebook, grading included (default: 300)")
     parser.add_argument("--cell-timeout", type=float, default=60,
@@ -200,14 +234,10 @@ def cli_grade(argv: list[str]) -> int:
     except report.UnsafeReport as e:
         print(f"error: {report.printable(e)}", file=err)
         return 2
-    if options.no_sandbox:
-        how = "none (--no-sandbox: notebooks ran unconfined, as trusted code)"
-    else:
-        ok, how = bubblewrap.available()
-        if not ok:
-            print(f"error: refusing to grade untrusted notebooks without a sandbox: {how}",
-                  file=err)
-            return 2
+    ok, how = choose_sandbox(options.sandbox)
+    if not ok:
+        print(f"error: {how}", file=err)
+        return 2
     previous = report.load_previous(target) if options.resume else None
     if options.seed is None:
         options.seed = (previous or {}).get("seed") if previous else None

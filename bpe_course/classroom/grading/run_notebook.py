@@ -42,7 +42,7 @@ from ..checking.checks import shipped
 from ..checking.offlimits import unlocked_names
 from ..checking.runner import to_plain
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
-from . import bubblewrap
+from . import bubblewrap, container
 from .scoring import graded_cases
 from .speed import speed_job, speed_verdict
 from .watch import watch
@@ -126,15 +126,18 @@ def job(nb, levels: list[list[dict]], request: dict, cell_timeout: float,
             "cells_time": max(5.0, total_timeout * 0.6), "speed": speed}
 
 
-def process_limit(sandboxed: bool = True) -> int | None:
+def process_limit(sandboxed: bool | str = True) -> int | None:
     """The sandbox's RLIMIT_NPROC. The kernel counts processes per user: as root each
-    sandbox runs as users of its own (`bubblewrap.sandbox_ids`) and in a user namespace
-    the count is the namespace's own (Linux 5.14 or later), so a notebook may run
-    `PROCESSES`, whatever any other sandbox runs. Otherwise (no sandbox, or no user
-    namespace) its processes count with the grader's user's: what that user runs now plus
-    `PROCESSES`."""
-    if sandboxed and bubblewrap.available()[0] and (bubblewrap.as_root()
-                                                    or bubblewrap.user_namespace()):
+    sandbox runs as users of its own (`bubblewrap.sandbox_ids`, in bubblewrap or with the
+    container as the sandbox) and in a user namespace the count is the namespace's own
+    (Linux 5.14 or later), so a notebook may run `PROCESSES`, whatever any other sandbox
+    runs. Otherwise (no sandbox, or no user namespace) its processes count with the
+    grader's user's: what that user runs now plus `PROCESSES`."""
+    mode = sandbox_mode(sandboxed)
+    if mode == "container" and bubblewrap.as_root():
+        return PROCESSES + 8
+    if mode == "bubblewrap" and bubblewrap.available()[0] and (
+            bubblewrap.as_root() or bubblewrap.user_namespace()):
         return PROCESSES + 8                    # and the sandbox's own few
     uid = os.getuid()
     if uid == 0 or not os.path.isdir("/proc/self/task"):
@@ -151,6 +154,19 @@ def process_limit(sandboxed: bool = True) -> int | None:
     return count + PROCESSES
 
 
+SANDBOXES = ("bubblewrap", "container", "none")
+
+
+def sandbox_mode(sandbox: bool | str) -> str:
+    """The sandbox by name: "bubblewrap", "container" (the container the grader runs in,
+    see `container`) or "none"; True and False mean bubblewrap and none."""
+    if sandbox is True or sandbox is False:
+        return "bubblewrap" if sandbox else "none"
+    if sandbox not in SANDBOXES:
+        raise ValueError(f"no sandbox {sandbox!r}: give one of {', '.join(SANDBOXES)}")
+    return sandbox
+
+
 def _kill(process: subprocess.Popen) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -160,10 +176,11 @@ def _kill(process: subprocess.Popen) -> None:
 
 
 def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
-                 case_timeout: float, use_sandbox: bool = True
+                 case_timeout: float, use_sandbox: bool | str = True
                  ) -> tuple[str | None, dict, dict | None]:
-    """Run the notebook and the probe, once per chain of exercises (`chains`);
-    (error or None, the answers that came back, the speed check's verdict or None)."""
+    """Run the notebook and the probe, once per chain of exercises (`chains`), in the
+    sandbox `use_sandbox` names (see `sandbox_mode`); (error or None, the answers that
+    came back, the speed check's verdict or None)."""
     request = probe_request(name, seed, case_timeout)
     errors: list[str] = []
     answers: dict = {}
@@ -179,31 +196,42 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     return ("; ".join(errors) or None), answers, verdict
 
 
-def run_job(data: dict, total_timeout: float, use_sandbox: bool
+def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
             ) -> tuple[list[str], dict, list[dict]]:
     """One run in a fresh sandbox; (error lines, the answers that came back, speed rounds)."""
+    mode = sandbox_mode(use_sandbox)
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
         job_dir, scratch, temp = Path(work) / "job", Path(work) / "scratch", Path(work) / "temp"
         job_dir.mkdir()
         scratch.mkdir()
         writable = [scratch, *bubblewrap.writable_folders(temp)]
-        inside_scratch = bubblewrap.HOME if use_sandbox else str(scratch)
+        inside_scratch = bubblewrap.HOME if mode == "bubblewrap" else str(scratch)
         data["status"] = f"{inside_scratch}/.status.json"
         ours, theirs = os.pipe()            # the driver writes, the grader reads
         data["report_fd"] = theirs
-        if use_sandbox:
+        env, cwd = None, scratch
+        if mode != "none":
             scratch.chmod(0o777)
-            package = bubblewrap.copy_package(Path(work) / "course" / "bpe_course")
+            copy = (bubblewrap.copy_package if mode == "bubblewrap"
+                    else container.private_package)
+            package = copy(Path(work) / "course" / "bpe_course")
             for folder in [package.parent, package, *package.rglob("*")]:
-                folder.chmod(0o777 if folder.is_dir() else 0o666)
+                if not folder.is_symlink():
+                    folder.chmod(0o777 if folder.is_dir() else 0o666)
             writable.append(package.parent)     # writable, so that the driver can delete it
-            data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
             data["ids"] = bubblewrap.sandbox_ids() if bubblewrap.as_root() else None
+        if mode == "bubblewrap":
+            data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
             argv = bubblewrap.command(job_dir, scratch, temp, user=bubblewrap.user_namespace(),
                                       package=package)
-            cwd = None
+            env, cwd = bubblewrap.BWRAP_ENV, None
+        elif mode == "container":
+            Path(work).chmod(0o711)         # the notebook's users reach their folders only
+            data["forget_sources"] = str(package)
+            argv = container.command(job_dir / "job.json", package)
+            env = container.environment(scratch, temp / "tmp")
         else:
-            argv, cwd = bubblewrap.plain_command(job_dir / "job.json"), scratch
+            argv = bubblewrap.plain_command(job_dir / "job.json")
         (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
         errors = []
         reader = FrameReader(ours)
@@ -211,7 +239,7 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                        cwd=cwd, start_new_session=True, pass_fds=(theirs,),
-                                       env=bubblewrap.BWRAP_ENV if use_sandbox else None)
+                                       env=env)
         except BaseException:
             os.close(ours)
             raise
@@ -222,6 +250,8 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool
             errors += watch(process, writable, total_timeout, lambda: _where(scratch))
         finally:
             _kill(process)
+            if mode == "container" and data.get("ids"):
+                container.kill_users(data["ids"])     # whatever left the process group
         reader.join()
         answers, reported, rounds, problem = read_frames(reader, data)
         if problem:

@@ -27,6 +27,7 @@ keeps at most the cap of "slow" in `BREAKS`, however right its answers.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 
@@ -191,3 +192,24 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
     return dict(result, score=score,
                 message=f"❌ {exercise}: {count} of {total} cases passed; {headline}\n{details}"
                         f"\n{kept}")
+
+
+def failed_case(exercise: str, seed: int, message: str) -> tuple[int, bool] | None:
+    """(number, hidden?) of the case an exercise's message (`score_exercise`'s, on hidden
+    cases drawn from `seed`) shows as failed, or None when it shows no case (all passed,
+    not attempted, a misuse, not graded).
+
+    >>> failed_case("merge", 1, "❌ merge: 11 of 12 cases passed; case 3 failed.")
+    (3, False)
+    >>> failed_case("merge", 1, "✅ merge: passed all 70 cases.") is None
+    True
+    """
+    match = re.match(r"❌ \S+: \d+ of \d+ cases passed; case (\d+) ", message)
+    if match is None:
+        return None
+    number, seen = int(match.group(1)), 0
+    for group in groups_for(CHECKERS[exercise], seed):
+        seen += len(graded_cases(group))
+        if number <= seen:
+            return number, group.hidden
+    return None

@@ -104,7 +104,8 @@ class Checker:
     def off_limits(self) -> tuple[list[str], list[str]]:
         """(allowed, denied) for `offlimits.apply`: the helpers, the allowed base classes
         without the methods the learner must write (their `__init__` stays usable)."""
-        allowed = [*ALWAYS, *self.helpers, *self.allowed_bases]
+        allowed = [*ALWAYS, *self.helpers, *self.allowed_bases,
+                   *(name for base in self.allowed_bases for name in BASE_NEEDS.get(base, ()))]
         denied = [f"{base}.{method}" for base in self.allowed_bases for method in self.own
                   if method != "__init__"] + list(self.forbidden)
         return allowed, denied
@@ -234,6 +235,9 @@ def course_ref(path: str):
 REF = "bpe_course.classroom.checking.references."   # the references of checkers that are not story functions
 TOKENIZER = "bpe_course.base.Tokenizer"
 REGEX = "bpe_course.regex_tokenizer.RegexTokenizer"
+# What an allowed base class cannot work without: RegexTokenizer's __init__ makes the
+# cache of encoded chunks, a class of its own.
+BASE_NEEDS = {REGEX: ("bpe_course.regex_tokenizer.ChunkCache",)}
 
 
 # -- hidden cases drawn per grading run -------------------------------------------------

