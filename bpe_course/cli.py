@@ -7,6 +7,8 @@ Commands (each has --help):
   terminal; one `id<TAB>"piece"` line per token when piped; one JSON object with --json)
 - `encode --model MODEL --input FILE --output OUT`: stream a file of any size to ids,
   in `OUT.npy` (uint16 when the vocabulary fits, else uint32) or a text file of ids
+- `corpus build [--size 1GB] [--cache DIR]`: build the lab's corpus (chapter 14) from
+  Debian packages, outside the repository; `corpus verify` checks it by sha256
 - `grade PATH... [--json REPORT]`: grade worksheets (for instructors)
 - `gradescope WORKSHEET -o autograder.zip`: an autograder for Gradescope (for instructors)
 - `exercises`: regenerate exercises/ from solutions/ (for maintainers)
@@ -38,6 +40,7 @@ COMMANDS = {
     "grade": ("bpe_course.classroom.grading.command", "cli_grade"),
     "gradescope": ("bpe_course.classroom.gradescope.autograder", "cli_gradescope"),
     "exercises": ("bpe_course.classroom.authoring.exercises", "cli_exercises"),
+    "corpus": ("bpe_course.lab.command", "cli_corpus"),
 }
 
 # -- bad input, in one line ------------------------------------------------------

@@ -40,6 +40,7 @@ LAYERS = [
     ("pipeline", "bpe_course.pipeline"),
     ("around the story", ["bpe_course.corpora", "bpe_course.viz", "bpe_course.explorer",
                           "bpe_course.cli", "bpe_course.__main__", "bpe_course"]),
+    ("lab", "bpe_course.lab"),
     ("classroom", "bpe_course.classroom"),
 ]
 

@@ -82,6 +82,7 @@ CHAPTERS = [
       ".encode_with_offsets", ".tokenize_word", ".nbest_encode", ".no_padding",
       ".no_truncation"]),
     ("13", "beyond_text_bpe", "Beyond text BPE", []),
+    ("14", "lab_at_scale", "Lab: training at scale", ["bpe_course.lab"]),
 ]
 
 
