@@ -61,12 +61,27 @@ def required_imports(nb) -> set[str]:
     return found
 
 
+def top_level_providers() -> dict[str, list[str]]:
+    """Top-level module -> the distributions that install it. `md.packages_distributions()`
+    on Python 3.10 reads only `top_level.txt`, which wheels built by meson-python (numpy,
+    matplotlib) do not have, so the modules are also read off each distribution's files."""
+    found: dict[str, list[str]] = {}
+    for dist in md.distributions():
+        tops = set((dist.read_text("top_level.txt") or "").split())
+        tops |= {f.parts[0] if len(f.parts) > 1 else f.name.split(".")[0]
+                 for f in dist.files or [] if f.suffix in (".py", ".so", ".pyd")
+                 and not f.parts[0].endswith((".dist-info", ".egg-info", ".data"))}
+        for top in tops:
+            found.setdefault(top, []).append(dist.metadata["Name"])
+    return found
+
+
 @pytest.mark.parametrize("path", RUN, ids=ids(RUN))
 def test_a_plain_install_brings_every_import_of_the_notebook(path):
     # the peers of the "bench" extra are timed where installed and skipped where not (07)
     peers = {name_of(r) for r in md.requires("bpe-course") if 'extra == "bench"' in r}
     plain = installed_by_plain_install()
-    providers = md.packages_distributions()
+    providers = top_level_providers()
     missing = [module for module in sorted(required_imports(nbformat.read(path, as_version=4)))
                if module not in sys.stdlib_module_names and module not in {"bpe_course", *peers}
                and not {name_of(d) for d in providers.get(module, [])} & plain]
