@@ -23,6 +23,7 @@ import functools
 import itertools
 import json
 import linecache
+import os
 from pathlib import Path
 
 import nbformat
@@ -162,8 +163,8 @@ def kept(graded):
     return shares
 
 
-@pytest.fixture(scope="session")
-def wrong_answer(graded):
+@pytest.fixture
+def wrong_answer(graded, request):
     """`wrong_answer(name, target, says, breaks, seed=1, time_limit=30.0, check_cell=True)`:
     checks one of the project's wrong answers (a case may take `time_limit` seconds, unless
     its group sets one; `check_cell=False` reads the check cell's message from the grader's,
@@ -198,5 +199,17 @@ def wrong_answer(graded):
         assert share < 1
         if most < 1:
             assert "at most" in result["message"], result["message"]
+        _record(request.node.nodeid, name, breaks, result)
         return message, result
     return check
+
+
+def _record(test, name, breaks, result):
+    """Append one wrong answer's result to the file named by BPE_WRONG_ANSWERS_RECORD, if set
+    (`tools/wrong_answers.py` sums them up per worksheet); tests never need it."""
+    path = os.environ.get("BPE_WRONG_ANSWERS_RECORD")
+    if path:
+        line = {"test": test, "exercise": name, "breaks": breaks,
+                "score": result["score"], "max_score": result["max_score"]}
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")

@@ -93,7 +93,7 @@ def viterbi_greedy_longest_match(ns):
     return viterbi
 
 
-@wrong("viterbi", KINDS["hangs"], breaks="hangs", time_limit=2.0)
+@wrong("viterbi", KINDS["hangs"], breaks="hangs", time_limit=0.5)
 def viterbi_trying_every_segmentation(ns):
     def viterbi(text, scores):
         unknown = min(scores.values()) - 10
@@ -343,7 +343,7 @@ def wordpiece_without_a_limit(ns):
     return cutter(over="never")
 
 
-@wrong("wordpiece", KINDS["hangs"], breaks="hangs", time_limit=2.0)
+@wrong("wordpiece", KINDS["hangs"], breaks="hangs", time_limit=0.5)
 def wordpiece_that_never_gives_up(ns):
     def wordpiece(word, vocab, max_input_chars_per_word=100):
         if len(word) > max_input_chars_per_word:
