@@ -27,6 +27,8 @@ from bpe_course.dropout import NO_MERGE, merge_with_dropout
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402,E501
 
+from hf_models import byte_fallback_bpe  # noqa: E402
+
 N = 2500
 TEXT = corpora.prose()[:60_000].splitlines()
 
@@ -55,23 +57,7 @@ def affixes() -> Tokenizer:
 
 
 def byte_fallback() -> Tokenizer:
-    trained = Tokenizer(models.BPE())
-    trained.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
-    trained.train_from_iterator(TEXT, trainers.BpeTrainer(
-        vocab_size=500, special_tokens=["<unk>"], show_progress=False))
-    data = json.loads(trained.to_str())
-    vocab = data["model"]["vocab"]
-    for b in range(256):
-        vocab.setdefault(f"<0x{b:02X}>", len(vocab))
-    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
-              for m in data["model"]["merges"]]
-    tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", fuse_unk=True,
-                               byte_fallback=True))
-    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"),
-                                           normalizers.Replace(" ", "▁")])
-    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
-                                     decoders.Fuse(), decoders.Strip(" ", 1, 0)])
-    return tok
+    return byte_fallback_bpe(TEXT, ["<unk>"])
 
 
 def ignore_merges() -> Tokenizer:

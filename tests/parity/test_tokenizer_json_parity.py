@@ -26,6 +26,8 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import (AddedToken, Tokenizer, decoders, models, normalizers,  # noqa: E402
                         pre_tokenizers, processors, trainers)
 
+from hf_models import byte_fallback_bpe  # noqa: E402
+
 TEXT = corpora.prose()[:60_000].splitlines()
 EXTRA = ["", " ", "  ", "\t\n", "Hello, World!", "héllo HÉLLO", "ﬁne Ａ ①", "中文字 and 日本語",
          "가나다 abc ᄀ\u1161", "e\u0301\u0301x", "a\x00b\ufffdc\x01d\u200be", "ΣΑΣ ς", "İstanbul",
@@ -117,22 +119,8 @@ def affixes() -> Tokenizer:
 
 
 def llama() -> Tokenizer:
-    trained = Tokenizer(models.BPE())
-    trained.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
-    trained.train_from_iterator(TEXT, trainers.BpeTrainer(
-        vocab_size=500, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False))
-    data = json.loads(trained.to_str())
-    vocab = data["model"]["vocab"]
-    for b in range(256):
-        vocab.setdefault(f"<0x{b:02X}>", len(vocab))
-    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
-              for m in data["model"]["merges"]]
-    tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", fuse_unk=True,
-                               byte_fallback=True))
-    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"),
-                                           normalizers.Replace(" ", "▁")])
-    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
-                                     decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tok = byte_fallback_bpe(TEXT, ["<unk>", "<s>", "</s>"])
+    vocab = tok.get_vocab()
     tok.post_processor = processors.TemplateProcessing(
         single="<s> $A", special_tokens=[("<s>", vocab["<s>"])])
     tok.add_special_tokens([AddedToken("<s>", normalized=False, special=True),
