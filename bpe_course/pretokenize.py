@@ -103,9 +103,11 @@ class SplitRules:
 #   character, and that newline starts the next piece.
 # A second kind of cut holds for all three patterns and is much more frequent: between an
 # ASCII letter and a space ("word| next", `_WORD_CUT`). No alternative puts a letter and a
-# space in one token (only the whitespace alternatives hold spaces, and they cannot start
-# at a letter), so the letter's token ends there; no token that starts earlier reads past
-# that letter, so the text before the cut splits the same whether or not it ends there.
+# space in one token (a space is either the optional first character of a token or part
+# of a whitespace run, which cannot hold a letter), so a token ends there; and no token
+# that starts earlier reads past that letter, so the text before the cut splits the same
+# whether or not it ends there. (`streaming.WORD_CUT` is this cut with a letter after the
+# space as well.)
 RULES: dict[str, SplitRules] = {
     GPT4_SPLIT_PATTERN: SplitRules(
         cut=r"\n(?=[ \t]*[!-~])", newline_before_cut=True,
