@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ..base import _SHORT_CHUNK, NO_MERGE
 from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
-from ..regex_tokenizer import RegexTokenizer
+from ..regex_tokenizer import ChunkCache, RegexTokenizer
 from .encoding_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
 
 
@@ -124,6 +124,11 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
         for token, idx in self.special_tokens.items():
             vocab[idx] = token.encode("utf-8")
         return vocab
+
+    def _new_cache(self) -> ChunkCache:
+        # Like tiktoken, the cache looks a new chunk up whole in the ranks before it
+        # merges anything (see `encode_chunk`), with no call to `encode_chunk` for it.
+        return ChunkCache(one_token=self.mergeable_ranks)
 
     def encode_chunk(self, data: bytes) -> list[int]:
         # Like tiktoken, first check whether the whole chunk is one token
