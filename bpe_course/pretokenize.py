@@ -180,6 +180,14 @@ def count_pretokens(text: str, pattern: str = GPT4_SPLIT_PATTERN,
     return counts
 
 
+def prepare_split(pattern: str) -> None:
+    """Compile now what `split_pretokens` needs for `pattern` (the `re` copy of a GPT
+    pattern), so that a tokenizer's first split does not pay for it (about 0.5 ms)."""
+    rules = RULES.get(pattern)
+    if rules is not None:
+        rules.ascii_pattern
+
+
 def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN) -> list[str]:
     """The pre-tokens of `text` in order: `regex.findall(pattern, text)`, about twice as fast.
 

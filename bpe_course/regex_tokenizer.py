@@ -33,7 +33,7 @@ from .dropout import check_dropout
 from .text import check_text, check_vocab_size, fix_surrogates
 from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
-from .pretokenize import split_pretokens
+from .pretokenize import prepare_split, split_pretokens
 from .special import check_disallowed, resolve_allowed, resolve_disallowed, split_special
 from .streaming import encode_stream
 
@@ -83,11 +83,13 @@ class RegexTokenizer(Tokenizer):
         super().__init__()
         self.pattern = GPT4_SPLIT_PATTERN if pattern is None else pattern
         self.compiled_pattern = regex.compile(self.pattern)
+        prepare_split(self.pattern)
         self._cache = self._new_cache()
 
     def _merges_changed(self) -> None:
         # New merges (or a new pattern, after `load`): the cached chunks are stale.
         self.compiled_pattern = regex.compile(self.pattern)
+        prepare_split(self.pattern)
         self._cache = self._new_cache()
 
     def _new_cache(self) -> ChunkCache:
