@@ -65,25 +65,21 @@ class SplitRules:
     def cut_bytes(self) -> re.Pattern:
         return re.compile(self.cut.encode("ascii"))
 
-    def piece_around(self, text: str, i: int, lo: int = 0, hi: int | None = None) -> tuple[int, int]:
+    def piece_around(self, text: str, i: int) -> tuple[int, int]:
         """The piece of `text` between the safe cuts around position `i`: (start, end).
-
-        `lo` and `hi` are cuts already known around `i` (lo <= i < hi, of any kind):
-        the piece stays between them, and the search for line cuts stops there.
 
         >>> RULES[GPT4_SPLIT_PATTERN].piece_around("ab\\ncd\\nef", 4)
         (3, 6)
         """
-        hi = len(text) if hi is None else hi
         # The newline of a cut ends the piece before it, or starts the piece after it.
         shift = 1 if self.newline_before_cut else 0
-        start, j = lo, i
-        while (j := text.rfind("\n", lo, j)) >= 0:     # back to the last cut before i
+        start, j = 0, i
+        while (j := text.rfind("\n", 0, j)) >= 0:      # back to the last cut before i
             if self.cut_str.match(text, j):
                 start = j + shift
                 break
-        after = self.cut_str.search(text, i, hi)    # the first cut after i (before hi)
-        return start, (after.start() + shift if after else hi)
+        after = self.cut_str.search(text, i)        # the first cut after i
+        return start, (after.start() + shift if after else len(text))
 
     @functools.cached_property
     def ascii_pattern(self) -> re.Pattern | None:
@@ -101,13 +97,6 @@ class SplitRules:
 # - GPT-2: has no `\s*[\r\n]`; a run of whitespace gives its last character to
 #   the next token, so we cut *before* a newline that is followed by a visible
 #   character, and that newline starts the next piece.
-# A second kind of cut holds for all three patterns and is much more frequent: between an
-# ASCII letter and a space ("word| next", `_WORD_CUT`). No alternative puts a letter and a
-# space in one token (a space is either the optional first character of a token or part
-# of a whitespace run, which cannot hold a letter), so a token ends there; and no token
-# that starts earlier reads past that letter, so the text before the cut splits the same
-# whether or not it ends there. (`streaming.WORD_CUT` is this cut with a letter after the
-# space as well.)
 RULES: dict[str, SplitRules] = {
     GPT4_SPLIT_PATTERN: SplitRules(
         cut=r"\n(?=[ \t]*[!-~])", newline_before_cut=True,
@@ -195,11 +184,11 @@ def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN
     pattern. Pure-ASCII text is split by the `re` copy of the pattern (idea 3),
     and so is text whose only other characters are typographic punctuation
     (`_PUNCTUATION`: curly quotes, dashes, ...), which both engines treat alike.
-    In other text, each other character outside ASCII is found, and only the piece
-    around it, from the safe cut before it to the one after it (a line break
-    or a space after a letter, see `RULES`), goes to `regex`; the ASCII
-    stretches between such pieces go to `re`. Both engines scan a stretch in place (`findall(text, start, end)`),
-    as if it were the whole text, so nothing is copied.
+    In other text, each other character outside ASCII is found, and only the
+    piece around it, from the safe line break before it to the one after it
+    (`RULES`), goes to `regex`; the stretches between such pieces go to `re`.
+    Both engines scan a stretch in place (`findall(text, start, end)`), as if
+    it were the whole text, so nothing is copied.
 
     >>> split_pretokens("naïve\\ncafé 123\\nplain ascii")
     ['naïve', '\\n', 'café', ' ', '123', '\\n', 'plain', ' ascii']
@@ -213,17 +202,8 @@ def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN
         return ascii_findall(text)
     out: list[str] = []
     pos = 0                                  # everything before pos is split
-    word_cut = 0                             # the first word cut after the last char found
     while m is not None:
-        i = m.start()
-        # The piece around i lies between the nearest word cuts (searched backwards, then
-        # forwards) and, inside them, between the nearest line cuts. A word cut found
-        # earlier is reused while it is still ahead, so no stretch is searched twice.
-        before = _WORD_CUT_BACKWARDS.search(text, pos, i)
-        if word_cut <= i:
-            after = _WORD_CUT.search(text, i)
-            word_cut = after.start() + 1 if after else len(text)
-        start, end = rules.piece_around(text, i, before.start() + 1 if before else pos, word_cut)
+        start, end = rules.piece_around(text, m.start())
         if start > pos:
             out += ascii_findall(text, pos, start)
         out += full.findall(text, start, end)
@@ -240,9 +220,6 @@ def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN
 # by `_NEEDS_REGEX` and goes to `regex`, with the piece around it.
 _PUNCTUATION = "\u00ab\u00bb\u2010-\u2027"
 _NEEDS_REGEX = re.compile(f"[^\\x00-\\x7f{_PUNCTUATION}]")
-# A word cut: between the letter and the space (see the comment above RULES).
-_WORD_CUT = re.compile(r"[A-Za-z] ")
-_WORD_CUT_BACKWARDS = regex.compile(r"(?r)[A-Za-z] ")    # `regex` can search from the end
 
 
 def _findall(text: str, pattern: str, rules: SplitRules | None) -> list[str]:
