@@ -24,8 +24,7 @@ its ids (`number_vocab` checks it and finds its ids), and `encode_iterable` enco
 from __future__ import annotations
 
 import random
-from functools import reduce
-from operator import iadd
+from collections import deque
 
 import regex
 
@@ -34,7 +33,7 @@ from .dropout import check_dropout
 from .text import check_text, check_vocab_size, fix_surrogates
 from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
-from .pretokenize import split_pretokens
+from .pretokenize import prepare_split, split_pretokens
 from .special import check_disallowed, resolve_allowed, resolve_disallowed, split_special
 from .streaming import encode_stream
 
@@ -52,22 +51,29 @@ class ChunkCache(dict):
     calls `__missing__` for a key it lacks, so `cache[chunk]` always answers,
     and looking up the chunks it has stays in C. `encode_chunk` is the
     tokenizer's, handed over by `encode_ordinary` before each use.
+
+    `one_token` (bytes -> id) holds chunks whose ids are known without merging,
+    because they are one token whole; it is looked up first. Only
+    `OpenAITokenizer` has one: tiktoken's ranks, which it checks first too.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, one_token: dict[bytes, int] | None = None) -> None:
         super().__init__()
+        self.one_token = {} if one_token is None else one_token
         self.encode_chunk = None
         self.too_long: list[str] = []      # chunks to forget after this encoding
 
     def __missing__(self, chunk: str) -> list[int]:
-        ids = self[chunk] = self.encode_chunk(chunk.encode("utf-8"))
+        data = chunk.encode("utf-8")
+        idx = self.one_token.get(data)
+        ids = self[chunk] = [idx] if idx is not None else self.encode_chunk(data)
         if len(chunk) > CACHE_MAX_CHUNK:
             self.too_long.append(chunk)
         return ids
 
     def __reduce__(self):
         # Pickled (and copied) as its entries only, without the tokenizer's method.
-        return ChunkCache, (), None, None, iter(self.items())
+        return ChunkCache, (self.one_token or None,), None, None, iter(self.items())
 
 
 class RegexTokenizer(Tokenizer):
@@ -77,12 +83,17 @@ class RegexTokenizer(Tokenizer):
         super().__init__()
         self.pattern = GPT4_SPLIT_PATTERN if pattern is None else pattern
         self.compiled_pattern = regex.compile(self.pattern)
-        self._cache = ChunkCache()
+        prepare_split(self.pattern)
+        self._cache = self._new_cache()
 
     def _merges_changed(self) -> None:
         # New merges (or a new pattern, after `load`): the cached chunks are stale.
         self.compiled_pattern = regex.compile(self.pattern)
-        self._cache = ChunkCache()
+        prepare_split(self.pattern)
+        self._cache = self._new_cache()
+
+    def _new_cache(self) -> ChunkCache:
+        return ChunkCache()
 
     # -- training (the naive loop, with chunks) ---------------------------------
     def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
@@ -232,10 +243,12 @@ class RegexTokenizer(Tokenizer):
         cache = self._cache
         cache.encode_chunk = self.encode_chunk
         try:
-            # One list of all the chunks' ids: `iadd` is `+=`, which extends a list in
-            # place, so `reduce` adds each chunk's ids to the first list without a Python
-            # loop. A chunk not in the cache yet is encoded on the spot (`ChunkCache`).
-            ids = reduce(iadd, map(cache.__getitem__, chunks), [])
+            # One list of all the chunks' ids, without a Python loop: `map` calls
+            # `ids.extend` with each chunk's ids, and `deque(..., maxlen=0)` only runs
+            # the map to its end. A chunk not in the cache yet is encoded on the spot
+            # (`ChunkCache`).
+            ids: list[int] = []
+            deque(map(ids.extend, map(cache.__getitem__, chunks)), maxlen=0)
         except UnicodeEncodeError:          # a lone surrogate: do as tiktoken does
             return self.encode_ordinary(fix_surrogates(text))
         # Keep the cache bounded: forget long chunks (they rarely repeat) and

@@ -29,11 +29,14 @@ from __future__ import annotations
 
 from ..base import _SHORT_CHUNK, NO_MERGE
 from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
-from ..regex_tokenizer import RegexTokenizer
+from ..regex_tokenizer import ChunkCache, RegexTokenizer
 from .encoding_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
 
 
 _SINGLE_BYTES = [bytes([b]) for b in range(256)]
+# The rank of a pair that is not a token. NO_MERGE (a float) would do, but `min` over
+# ints alone is faster than over ints mixed with a float, and this sorts after every rank.
+_NO_PAIR = 1 << 62
 
 
 def bpe_by_rank(ranks: dict[bytes, int], token: bytes, max_rank: int | None = None) -> list[bytes]:
@@ -122,6 +125,11 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
             vocab[idx] = token.encode("utf-8")
         return vocab
 
+    def _new_cache(self) -> ChunkCache:
+        # Like tiktoken, the cache looks a new chunk up whole in the ranks before it
+        # merges anything (see `encode_chunk`), with no call to `encode_chunk` for it.
+        return ChunkCache(one_token=self.mergeable_ranks)
+
     def encode_chunk(self, data: bytes) -> list[int]:
         # Like tiktoken, first check whether the whole chunk is one token
         # (" the", " hello": most chunks of real text are).
@@ -144,19 +152,19 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
         ranks = self.mergeable_ranks
         get = ranks.get
         parts = list(map(_SINGLE_BYTES.__getitem__, data))
-        # pair_ranks[i] is the rank of parts[i] + parts[i + 1].
-        pair_ranks = [get(a + b, NO_MERGE) for a, b in zip(parts, parts[1:])]
-        while pair_ranks:
-            best = min(pair_ranks)
-            if best == NO_MERGE:
-                break
+        # pair_ranks[i] is the rank of parts[i] + parts[i + 1], or _NO_PAIR; one more
+        # _NO_PAIR at the end means `min` always has something to look at.
+        pair_ranks = [get(a + b, _NO_PAIR) for a, b in zip(parts, parts[1:])]
+        pair_ranks.append(_NO_PAIR)
+        while (best := min(pair_ranks)) != _NO_PAIR:
             i = pair_ranks.index(best)          # leftmost of the best pairs
-            parts[i] += parts[i + 1]
-            del parts[i + 1], pair_ranks[i]
+            parts[i] += parts.pop(i + 1)
+            del pair_ranks[i]
+            # Only the pairs on either side of the new part changed.
             if i > 0:
-                pair_ranks[i - 1] = get(parts[i - 1] + parts[i], NO_MERGE)
-            if i < len(pair_ranks):
-                pair_ranks[i] = get(parts[i] + parts[i + 1], NO_MERGE)
+                pair_ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_PAIR)
+            if i + 1 < len(parts):
+                pair_ranks[i] = get(parts[i] + parts[i + 1], _NO_PAIR)
         return list(map(ranks.__getitem__, parts))
 
     def _merged_id(self, a: int, b: int) -> int | float:
