@@ -6,6 +6,7 @@ Each test puts the course's tokenizer beside the real `tiktoken.Encoding`
 
 import inspect
 import pickle
+import unicodedata
 
 import pytest
 import tiktoken
@@ -218,9 +219,17 @@ def test_encode_bytes_equals_tiktoken(pair, data):
     assert ours.decode_bytes(ours._encode_bytes(data)) == data
 
 
+def known_to_python(data: bytes) -> bool:
+    """No character of `data` (as far as it is UTF-8) is one that Python's Unicode has not
+    assigned (Cn): on those, the `regex` module and tiktoken's Rust engine may disagree,
+    each with its own Unicode version (see bpe_course/openai/tokenizer.py)."""
+    return all(unicodedata.category(c) != "Cn" for c in data.decode("utf-8", "ignore"))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(st.binary(max_size=40),
-                 st.builds(lambda t, b: t.encode() + b, st.text(max_size=20), st.binary(max_size=4))))
+                 st.builds(lambda t, b: t.encode() + b, st.text(max_size=20), st.binary(max_size=4)))
+       .filter(known_to_python))
 def test_property_encode_bytes_equals_tiktoken(ours_and_tiktoken, data):
     for name in NAMES:
         ours, enc = ours_and_tiktoken(name)
