@@ -16,10 +16,12 @@ One caveat, which is not ours to fix: the split patterns ask whether a character
 is a letter (`\\p{L}`), and the answer comes from the Unicode tables of the regex
 engine. The `regex` module may know a newer Unicode than tiktoken's Rust engine,
 so a character that a recent Unicode version assigned (one that Python's own
-`unicodedata` still calls unassigned, `Cn`) can be split differently: in
-November 2026, `regex` 2026.11.19 took 17,559 such code points for letters where
-tiktoken 0.14 did not, and only o200k_base's ids differed. On every character
-the running Python knows, the ids are the same (tests/parity).
+`unicodedata` still calls unassigned, `Cn`) can be split differently. Tried
+in November 2026 on every code point, each between two letters and before
+punctuation, with `regex` 2026.11.19 and tiktoken 0.14 on Python 3.11: the ids
+of o200k_base differed on 17,559 code points, all of them `Cn` to Python, and
+those of r50k_base and cl100k_base on none. On every character the running
+Python knows, the ids are the same (tests/parity).
 
 `OpenAITokenizer` also has the rest of `tiktoken.Encoding`'s interface (see
 `encoding_api`), so code written for tiktoken runs on it unchanged.
