@@ -21,7 +21,8 @@ in November 2026 on every code point, each between two letters and before
 punctuation, with `regex` 2026.11.19 and tiktoken 0.14 on Python 3.11: the ids
 of o200k_base differed on 17,559 code points, all of them `Cn` to Python, and
 those of r50k_base and cl100k_base on none. On every character the running
-Python knows, the ids are the same (tests/parity).
+Python knows, the ids are the same (tests/parity; the scan is
+tools/unicode_skew.py).
 
 `OpenAITokenizer` also has the rest of `tiktoken.Encoding`'s interface (see
 `encoding_api`), so code written for tiktoken runs on it unchanged.
