@@ -10,9 +10,10 @@ characters first: `!` is 0, `"` is 1, ...), so `byte_ids` is a permutation.
 The merges are still there, implicitly: a token of rank r is the join of the
 two parts that BPE, using only ranks below r, reduces it to (`recover_merges`).
 We recover them to show the merge tree, but encode by ranks exactly as
-tiktoken does, so our ids equal tiktoken's for every string.
+tiktoken does, so our ids equal tiktoken's for every string (of the
+characters the running Python knows: see the caveat below).
 
-One caveat, which is not ours to fix: the split patterns ask whether a character
+The caveat, which is not ours to fix: the split patterns ask whether a character
 is a letter (`\\p{L}`), and the answer comes from the Unicode tables of the regex
 engine. The `regex` module may know a newer Unicode than tiktoken's Rust engine,
 so a character that a recent Unicode version assigned (one that Python's own
