@@ -69,7 +69,8 @@ def train_bpe(input: str | os.PathLike, vocab_size: int, special_tokens: Sequenc
     - `special_tokens`: cut out before pre-tokenization, never counted, never
       merged across; they get the ids after the merges, in this order.
     - `num_workers`: processes counting pre-tokens; default: the machine's
-      cores (a corpus under 2 MB is counted in this process); 1: no processes.
+      idle cores, those no other process keeps busy (`counting.idle_cores`; a
+      corpus under 2 MB is counted in this process); 1: no processes.
     - `verbose`: progress bars (also shown whenever stderr is a terminal).
     - `executor`: any `concurrent.futures.Executor` to count the pre-tokens on,
       instead of local processes; `num_workers` then says how many chunks it
