@@ -269,16 +269,17 @@ def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
     created: defaultdict[str, list[int]] = defaultdict(list)
     for i in where.pop(pair):
         w = words[i]
-        if pair not in w:                    # stale: listed twice, or taken apart
+        head, sep, tail = w.partition(pair)
+        if not sep:                          # stale: listed twice, or taken apart
             continue
-        merged = words[i] = w.replace(pair, new)
-        if len(merged) == len(w) - 1:        # one occurrence, at k
-            k = w.find(pair)
-            if k:
-                before[w[k - 1]].append(i)
-            if k + 2 < len(w):
-                after[w[k + 2]].append(i)
+        if pair not in tail:                 # one occurrence, between head and tail
+            words[i] = head + new + tail
+            if head:
+                before[head[-1]].append(i)
+            if tail:
+                after[tail[0]].append(i)
         else:
+            merged = words[i] = w.replace(pair, new)
             n = freqs[i]
             for q in map(add, w, w[1:]):
                 stats[q] -= n
