@@ -32,8 +32,9 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
+from itertools import filterfalse
 from typing import Iterable
 
 import regex
@@ -185,14 +186,19 @@ def count_pretokens(text: str, pattern: str = GPT4_SPLIT_PATTERN,
     counts: Counter = indents
     for piece, n in edges.items():
         _add(counts, _findall(piece, pattern, rules), n)
-    # Pieces that occur equally often are split together: one findall per group.
-    groups: dict[tuple[int, bool], list[str]] = {}
+    # Pieces that occur equally often are split together: one findall per group,
+    # or two when some are not ASCII (those go to `regex`, the others to `re`).
+    groups: defaultdict[int, list[str]] = defaultdict(list)
     for piece, n in pieces.items():
-        groups.setdefault((n, piece.isascii()), []).append(piece)
-    for (n, _), group in groups.items():
-        joined = "\n".join(group)
-        joined = joined + "\n" if rules.newline_before_cut else "\n" + joined
-        _add(counts, _findall(joined, pattern, rules), n)
+        groups[n].append(piece)
+    for n, group in groups.items():
+        ascii_part = list(filter(str.isascii, group))
+        other = list(filterfalse(str.isascii, group)) if len(ascii_part) < len(group) else []
+        for part in (ascii_part, other):
+            if part:
+                joined = "\n".join(part)
+                joined = joined + "\n" if rules.newline_before_cut else "\n" + joined
+                _add(counts, _findall(joined, pattern, rules), n)
     return counts
 
 
