@@ -182,9 +182,10 @@ def run(trainer: str, path: Path, vocab_size: int, specials: list[str],
     """Train in a fresh process. Trainer "other" is train_bpe from the folder `other`."""
     spec = json.dumps({"trainer": "train_bpe" if trainer == "other" else trainer,
                        "path": str(path), "vocab_size": vocab_size, "specials": specials})
+    # Subtle: `python -c` imports from its working folder first, so "other" runs in `other`.
     env = {**os.environ, "PYTHONPATH": other} if trainer == "other" else None
     out = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True,
-                         env=env)
+                         env=env, cwd=other if trainer == "other" else None)
     if out.returncode != 0:
         sys.exit(f"{trainer} failed:\n{out.stderr}")
     return json.loads(out.stdout)
@@ -240,7 +241,7 @@ def report(case, path, vocab_size, specials, best, times, cpus, rounds, load) ->
     print(f"\n{case}: {size / 1e6:.2f} MB, vocab {vocab_size:,}"
           + (f", special token {specials[0]}" if specials else "")
           + f"; best and median of {rounds} (the naive loop: 1); load average "
-          + " / ".join(f"{x:.1f}" for x in load) + " (at the start, after each round)")
+          + " / ".join(f"{x:.1f}" for x in load) + " (at the start / at the end)")
     print(f"{'trainer':<12}{'best s':>8}{'median s':>10}{'CPU s':>8}{'÷ ours':>9}{'ours ÷':>9}"
           f"{'peak MB':>9}{'worker MB':>11}{'vocab':>8}{'shared':>8}")
     for name, r in best.items():
@@ -252,7 +253,7 @@ def report(case, path, vocab_size, specials, best, times, cpus, rounds, load) ->
               f"{min(cpus[name]):>8.3f}{ratio:>8.2f}x{1 / ratio:>8.2f}x{mem[0]:>9.0f}{worker}"
               f"{r['vocab']:>8}{shared:>8.0%}")
     print("(CPU s: the least CPU time of a round, workers included)")
-    for ours_name in [n for n in ("train_bpe", "other") if n in best]:
+    for ours_name in [n for n in ("train_bpe", "other") if n in best]:    # other: --other
         for name in best:
             if name in PEERS:
                 print(f"{ours_name} takes {best[ours_name]['seconds'] / best[name]['seconds']:.2f}x "
