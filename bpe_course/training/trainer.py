@@ -22,7 +22,8 @@ same text, with three changes:
 Each word is a `str` whose characters stand for token ids (`chr(id)`), so
 that merging a pair inside a word is one fast `str.replace`: "aaab".replace(
 "aa", "X") == "Xab" is exactly the left-to-right, non-overlapping merge of
-`pairs.merge`.
+`pairs.merge`. (Where the pair occurs once, `merge_pair` uses `str.partition`,
+which also gives the tokens on either side of it.)
 """
 
 from __future__ import annotations
@@ -258,8 +259,11 @@ def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
     exactly the occurrences of the new pair (x, new), and the same words lose
     the pair (x, a), so one `weight` of that list updates both counts.
 
-    Subtle: a word can hold the pair more than once, even overlapping ("aaa"
-    holds "aa" twice but merges once); then the word's pairs are recounted.
+    Subtle: a word can hold the pair more than once. When it occurs again after
+    the first occurrence (in `tail`), the word's pairs are recounted. An overlapping
+    second occurrence ("aaa" holds "aa" twice but merges once, into "Xa") is not a
+    second merge: it is the pair after the first, (b, y) with y == b, whose count
+    is lowered like any other, just before the merged pair's count is dropped.
     A word can also be listed more than once, or no longer hold the pair (an
     earlier merge took it apart): then it is skipped.
     """
