@@ -95,3 +95,15 @@ def test_a_thread_unknown_to_threading_rules_out_fork():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stdout.split() == ["fork", "1", "spawn"], done
+
+
+@pytest.mark.parametrize("running, idle", [(1, 4), (3, 2), (5, 1), (40, 1)])
+def test_workers_go_to_the_cores_no_other_process_keeps_busy(monkeypatch, tmp_path, running,
+                                                              idle):
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text(f"3.10 2.90 2.50 {running}/412 12345\n")
+    real_open = open
+    monkeypatch.setattr(counting, "cores", lambda: 4)
+    monkeypatch.setattr(counting, "open", lambda path, *a, **k: real_open(
+        loadavg if path == "/proc/loadavg" else path, *a, **k), raising=False)
+    assert counting.idle_cores() == idle       # this process is one of those running
