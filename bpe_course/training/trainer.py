@@ -211,7 +211,6 @@ def learn_merges(words: list[str], freqs: list[int], num_merges: int,
     for pair, count in stats.items():
         place(pair, count)
     merges: list[tuple[int, int]] = []
-    freq = freqs.__getitem__
     with ProgressBar(total=num_merges, desc="merging", unit="merge", disable=not show) as bar:
         while len(merges) < num_merges:
             if not heap:                         # every pair left counts less than floor
@@ -230,9 +229,8 @@ def learn_merges(words: list[str], freqs: list[int], num_merges: int,
             new = chr(256 + len(merges))
             merges.append((ord(pair[0]), ord(pair[1])))
             keys.append(keys[ord(pair[0])][:-2] + keys[ord(pair[1])])
-            for q, found in merge_pair(pair, new, words, freqs, stats, where).items():
-                n = stats[q] = sum(map(freq, found))       # weight(found, freqs)
-                where[q] = found
+            for q in merge_pair(pair, new, words, freqs, stats, where):
+                n = stats[q]
                 if n >= floor:                   # place(q, n), inlined: the hot path
                     heappush(heap, (-n, keys[ord(q[0])] + keys[ord(q[1])], q))
                 else:
@@ -247,17 +245,16 @@ def weight(found: list[int], freqs: list[int]) -> int:
 
 
 def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
-               stats: dict[str, int], where: defaultdict[str, list[int]],
-               ) -> defaultdict[str, list[int]]:
-    """Merge `pair` into `new` in every word that has it, and lower the counts of the
-    pairs it took apart. Return the pairs it created, each with the words it occurs in
-    (once per occurrence), for the caller to count (`weight`).
+               stats: dict[str, int], where: defaultdict[str, list[int]]) -> list[str]:
+    """Merge `pair` into `new` in every word that has it, and update `stats` and `where`:
+    the counts of the pairs it took apart fall, and the pairs it created get their
+    counts and their lists of words. Return the created pairs, for the caller to place.
 
     Where a word holds the pair once (almost always), only its two neighbours
     change: the token x before it and y after it. The loop only notes the word
     under x in `before` and under y in `after`; the words noted under x are then
     exactly the occurrences of the new pair (x, new), and the same words lose
-    the pair (x, a), so one `weight` of that list updates both counts.
+    the pair (x, a), so one `weight` of that list gives both counts.
 
     Subtle: a word can hold the pair more than once. When it occurs again after
     the first occurrence (in `tail`), the word's pairs are recounted. An overlapping
@@ -270,7 +267,7 @@ def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
     a, b = pair
     before: defaultdict[str, list[int]] = defaultdict(list)
     after: defaultdict[str, list[int]] = defaultdict(list)
-    created: defaultdict[str, list[int]] = defaultdict(list)
+    recounted: defaultdict[str, list[int]] = defaultdict(list)
     for i in where.pop(pair):
         w = words[i]
         head, sep, tail = w.partition(pair)
@@ -289,24 +286,28 @@ def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
                 stats[q] -= n
             for q in map(add, merged, merged[1:]):
                 if new in q:
-                    created[q].append(i)
+                    recounted[q].append(i)
                 else:                        # two tokens that were neighbours in w too
                     stats[q] += n
+    created = []
     freq = freqs.__getitem__
     for x, found in before.items():
-        stats[x + a] -= sum(map(freq, found))          # weight(found, freqs)
+        n = sum(map(freq, found))            # weight(found, freqs)
+        stats[x + a] -= n
         q = x + new
-        if q in created:                     # rare: the pair is in a recounted word too
-            created[q] += found
-        else:
-            created[q] = found
+        stats[q], where[q] = n, found
+        created.append(q)
     for y, found in after.items():
-        stats[b + y] -= sum(map(freq, found))
+        n = sum(map(freq, found))
+        stats[b + y] -= n
         q = new + y
-        if q in created:
-            created[q] += found
-        else:
-            created[q] = found
+        stats[q], where[q] = n, found
+        created.append(q)
+    for q, found in recounted.items():       # rare: in a word that held the pair twice
+        if q not in stats:
+            created.append(q)
+        stats[q] = stats.get(q, 0) + sum(map(freq, found))
+        where[q] += found
     del stats[pair]
     return created
 
