@@ -1,6 +1,6 @@
 """Training speed of train_bpe beside the naive loop and Rust trainers, measured in one run.
 
-    python benchmarks/train_speed.py [--rounds 3] [--cases small,prose,code]
+    python benchmarks/train_speed.py [--rounds 3] [--cases small,prose,code] [--other FOLDER]
 
 Every measurement runs in a fresh Python process, so none inherits another's
 memory or caches; rounds are interleaved (A, B, C, A, B, C, ...) so that a
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -43,6 +44,13 @@ EOT = "<|endoftext|>"
 
 CHILD = r"""
 import json, sys, time
+def cpu_seconds():     # this process and its finished children (train_bpe's workers)
+    try:
+        import resource
+    except ImportError:
+        return float("nan")
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 spec = json.loads(sys.argv[1])
 path, vocab_size, specials = spec["path"], spec["vocab_size"], spec["specials"]
 from bpe_course import GPT4_SPLIT_PATTERN as PATTERN
@@ -62,17 +70,17 @@ if name != "train_bpe":      # train_bpe reads the file itself
 if name == "train_bpe":
     from pathlib import Path
     from bpe_course import train_bpe
-    t0 = time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     vocab, _ = train_bpe(Path(path), vocab_size, specials)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     tokens = list(vocab.values())
 elif name == "naive":
     # RegexTokenizer.train's loop (recount all pairs for every merge), with the
     # special tokens cut out first.
     from bpe_course.classroom.checking.references import naive_train_bpe
-    t0 = time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     vocab, _ = naive_train_bpe(text, vocab_size, specials)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     tokens = list(vocab.values())
 elif name == "tokenizers":
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
@@ -84,9 +92,9 @@ elif name == "tokenizers":
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
-    t0 = time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     tok.train_from_iterator(iter(docs), trainer)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     # Undo the byte-to-printable-character map of GPT-2's vocabulary files.
     from bpe_course.openai.byte_map import str_to_token
     vocab = sorted(tok.get_vocab().items(), key=lambda item: item[1])
@@ -94,15 +102,15 @@ elif name == "tokenizers":
 elif name == "rustbpe":
     import rustbpe
     tok = rustbpe.Tokenizer()
-    t0 = time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     tok.train_from_iterator(iter(docs), vocab_size - len(specials), pattern=PATTERN)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     tokens = [bytes(t) for t, _ in tok.get_mergeable_ranks()]
 elif name == "bpeasy":
     import bpeasy
-    t0 = time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     ranks = bpeasy.train_bpe(iter(docs), PATTERN, 128, vocab_size - len(specials))
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     tokens = list(ranks)
 # Peak memory. Subtle: on Linux, ru_maxrss of a process started by fork+exec
 # starts from the RSS of the process that launched it, so read VmHWM (reset by
@@ -121,7 +129,7 @@ try:
     memory = [me / 1e6, kids / 1e6]
 except ImportError:
     pass
-print(json.dumps({"seconds": seconds, "memory": memory, "vocab": len(tokens),
+print(json.dumps({"seconds": seconds, "cpu": cpu, "memory": memory, "vocab": len(tokens),
                   "tokens": [bytes(t).hex() for t in tokens]}))
 """
 
@@ -169,10 +177,15 @@ def available(module: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def run(trainer: str, path: Path, vocab_size: int, specials: list[str]) -> dict:
-    spec = json.dumps({"trainer": trainer, "path": str(path), "vocab_size": vocab_size,
-                       "specials": specials})
-    out = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True)
+def run(trainer: str, path: Path, vocab_size: int, specials: list[str],
+        other: str | None = None) -> dict:
+    """Train in a fresh process. Trainer "other" is train_bpe from the folder `other`."""
+    spec = json.dumps({"trainer": "train_bpe" if trainer == "other" else trainer,
+                       "path": str(path), "vocab_size": vocab_size, "specials": specials})
+    # Subtle: `python -c` imports from its working folder first, so "other" runs in `other`.
+    env = {**os.environ, "PYTHONPATH": other} if trainer == "other" else None
+    out = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True,
+                         env=env, cwd=other if trainer == "other" else None)
     if out.returncode != 0:
         sys.exit(f"{trainer} failed:\n{out.stderr}")
     return json.loads(out.stdout)
@@ -182,6 +195,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cases", default="small,prose,code")
+    parser.add_argument("--other", metavar="FOLDER",
+                        help="also time train_bpe from the bpe_course in FOLDER (another "
+                             "checkout, say main's), interleaved with the rest, as 'other'")
     args = parser.parse_args()
     cases = args.cases.split(",")
     peers = [p for p in PEERS if available(p)]
@@ -190,42 +206,63 @@ def main() -> None:
         paths = write_corpora(Path(folder), cases)
         for case in cases:
             vocab_size, specials, extra = CASES[case]
-            trainers = ["train_bpe"] + (peers if extra is not None else [])
+            trainers = ["train_bpe"] + (["other"] if args.other else []) + (
+                peers if extra is not None else [])
             extra = extra or []
             best: dict[str, dict] = {}
             times: dict[str, list[float]] = {}
+            load = [load_average()]
+            cpus: dict[str, list[float]] = {}
             for r in range(args.rounds):
                 for trainer in trainers + (extra if r == 0 else []):   # the naive loop: once
-                    result = run(trainer, paths[case], vocab_size, specials)
+                    result = run(trainer, paths[case], vocab_size, specials, args.other)
                     times.setdefault(trainer, []).append(result["seconds"])
                     if trainer not in best or result["seconds"] < best[trainer]["seconds"]:
                         best[trainer] = result
-            report(case, paths[case], vocab_size, specials, best, times, args.rounds)
+                    cpus.setdefault(trainer, []).append(result["cpu"])
+            load.append(load_average())
+            report(case, paths[case], vocab_size, specials, best, times, cpus, args.rounds,
+                   load)
     if missing:
         print(f"\nnot installed, so not measured: {', '.join(missing)}")
 
 
-def report(case, path, vocab_size, specials, best, times, rounds) -> None:
+def load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):       # Windows
+        return float("nan")
+
+
+def report(case, path, vocab_size, specials, best, times, cpus, rounds, load) -> None:
     size = path.stat().st_size
     ours = best["train_bpe"]
     our_tokens = set(ours["tokens"])
     print(f"\n{case}: {size / 1e6:.2f} MB, vocab {vocab_size:,}"
           + (f", special token {specials[0]}" if specials else "")
-          + f"; best and median of {rounds} (the naive loop: 1)")
-    print(f"{'trainer':<12}{'best s':>8}{'median s':>10}{'÷ ours':>9}{'ours ÷':>9}{'peak MB':>9}"
-          f"{'worker MB':>11}{'vocab':>8}{'shared':>8}")
+          + f"; best and median of {rounds} (the naive loop: 1); load average "
+          + " / ".join(f"{x:.1f}" for x in load) + " (at the start / at the end)")
+    print(f"{'trainer':<12}{'best s':>8}{'median s':>10}{'CPU s':>8}{'÷ ours':>9}{'ours ÷':>9}"
+          f"{'peak MB':>9}{'worker MB':>11}{'vocab':>8}{'shared':>8}")
     for name, r in best.items():
         mem = r["memory"] or [float("nan"), float("nan")]
         worker = f"{mem[1]:>11.0f}" if mem[1] > 0 else f"{'-':>11}"
         ratio = r["seconds"] / ours["seconds"]
         shared = len(our_tokens & set(r["tokens"])) / max(len(r["tokens"]), 1)
         print(f"{name:<12}{r['seconds']:>8.3f}{statistics.median(times[name]):>10.3f}"
-              f"{ratio:>8.2f}x{1 / ratio:>8.2f}x{mem[0]:>9.0f}{worker}{r['vocab']:>8}{shared:>8.0%}")
-    for name in best:
-        if name in PEERS:
-            print(f"train_bpe takes {ours['seconds'] / best[name]['seconds']:.2f}x the time of "
-                  f"{name} (best rounds; medians: "
-                  f"{statistics.median(times['train_bpe']) / statistics.median(times[name]):.2f}x)")
+              f"{min(cpus[name]):>8.3f}{ratio:>8.2f}x{1 / ratio:>8.2f}x{mem[0]:>9.0f}{worker}"
+              f"{r['vocab']:>8}{shared:>8.0%}")
+    print("(CPU s: the least CPU time of a round, workers included)")
+    for ours_name in [n for n in ("train_bpe", "other") if n in best]:    # other: --other
+        for name in best:
+            if name in PEERS:
+                print(f"{ours_name} takes {best[ours_name]['seconds'] / best[name]['seconds']:.2f}x "
+                      f"the time of {name} (best rounds; medians: "
+                      f"{statistics.median(times[ours_name]) / statistics.median(times[name]):.2f}x;"
+                      f" least CPU: {min(cpus[ours_name]) / min(cpus[name]):.2f}x)")
+    if "other" in best:
+        same = best["other"]["tokens"] == ours["tokens"]
+        print(f"train_bpe learned the same merges as other: {'yes' if same else 'NO'}")
     if "naive" in best:
         same = best["naive"]["tokens"] == ours["tokens"]
         print(f"train_bpe learned the same merges as the naive loop: {'yes' if same else 'NO'}")

@@ -5,7 +5,8 @@
 CPU seconds of this process (`time.process_time`, so that other jobs on a
 shared machine disturb the figures less than they would wall-clock time), the
 best of `--rounds`. Training: the 8 MB code corpus at vocab 10,000, counted
-in this process (the trainer proper spreads counting over worker processes).
+in this process (the trainer proper spreads counting over worker processes
+when cores are idle).
 Encoding: a fresh `OpenAITokenizer("cl100k_base")` on the prose, the first
 2 MB of the code and the shuffled prose (as in `encode_speed.py`), beside the
 `regex` split alone.

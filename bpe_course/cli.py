@@ -168,7 +168,7 @@ def cli_train(argv: list[str]) -> int:
     parser.add_argument("--pattern", choices=list(PATTERNS), default="gpt4",
                         help="the split pattern (default: gpt4)")
     parser.add_argument("--workers", type=int, default=None,
-                        help="processes counting pre-tokens (default: one per core)")
+                        help="processes counting pre-tokens (default: one per idle core)")
     args = parser.parse_args(argv)
     tok = RegexTokenizer(getattr(patterns, PATTERNS[args.pattern]))
     try:                                    # everything that can be checked before training

@@ -12,6 +12,8 @@ followed by `Counter` would, with three ideas:
    `        return None` occurs thousands of times), so we cut the text at line
    breaks that are *provably* pre-token boundaries, count the distinct pieces,
    and run the split pattern once per distinct piece, weighting by its count.
+   A line's indentation (all but its last space) is a pre-token of its own,
+   so it is cut off too: `    return None` at any depth is one piece.
 3. An ASCII shortcut. On pure-ASCII text `\\p{L}` is just `[A-Za-z]`, so the
    standard library's `re` can run an ASCII copy of the pattern, about twice as
    fast as `regex`. Text with other characters still goes through `regex`.
@@ -30,8 +32,9 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
+from itertools import filterfalse
 from typing import Iterable
 
 import regex
@@ -52,10 +55,14 @@ class SplitRules:
     it the same way whether the text goes on or ends there. The newline stays
     with the piece before the cut when `newline_before_cut`, else with the
     piece after it. `ascii` is the same pattern for pure-ASCII text, for `re`.
+    `indent`, when known, matches the same cuts as `cut` and captures the
+    indentation after the newline that is a pre-token of its own (see
+    `count_pretokens`, idea 2).
     """
     cut: str
     newline_before_cut: bool
     ascii: str
+    indent: str | None = None
 
     @functools.cached_property
     def cut_str(self) -> re.Pattern:
@@ -64,6 +71,10 @@ class SplitRules:
     @functools.cached_property
     def cut_bytes(self) -> re.Pattern:
         return re.compile(self.cut.encode("ascii"))
+
+    @functools.cached_property
+    def indent_cut(self) -> re.Pattern | None:
+        return None if self.indent is None else re.compile(self.indent)
 
     def piece_around(self, text: str, i: int) -> tuple[int, int]:
         """The piece of `text` between the safe cuts around position `i`: (start, end).
@@ -97,14 +108,23 @@ class SplitRules:
 # - GPT-2: has no `\s*[\r\n]`; a run of whitespace gives its last character to
 #   the next token, so we cut *before* a newline that is followed by a visible
 #   character, and that newline starts the next piece.
+# Indentation (GPT-4 and GPT-4o): after such a cut, a run of k >= 2 spaces and
+# tabs before a visible character splits as its first k - 1 characters (only
+# `\s+(?!\S)` matches there, and it leaves the last one), then the rest of the
+# piece from the last one on, split as if it began there. So `indent` captures
+# those k - 1 characters (backtracking one short of the visible character) as a
+# token of their own (or None, when there is no space or tab to leave behind),
+# and "        return" and "    return" leave the same piece, " return".
 RULES: dict[str, SplitRules] = {
     GPT4_SPLIT_PATTERN: SplitRules(
         cut=r"\n(?=[ \t]*[!-~])", newline_before_cut=True,
+        indent=r"\n(?:([ \t]*)(?=[ \t][!-~])|(?=[!-~]))",
         ascii=(rf"'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+"
                rf"| ?[^{_WS}A-Za-z0-9]++[\r\n]*+|[{_WS}]++$|[{_WS}]*[\r\n]"
                rf"|[{_WS}]+(?![^{_WS}])|[{_WS}]")),
     GPT4O_SPLIT_PATTERN: SplitRules(
         cut=r"\n(?=[ \t]+[!-~]|[!-.0-~])", newline_before_cut=True,
+        indent=r"\n(?:([ \t]*)(?=[ \t][!-~])|(?=[!-.0-~]))",
         ascii=(r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
                r"|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
                rf"|[0-9]{{1,3}}| ?[^{_WS}A-Za-z0-9]+[\r\n/]*|[{_WS}]*[\r\n]+"
@@ -143,8 +163,16 @@ def count_pretokens(text: str, pattern: str = GPT4_SPLIT_PATTERN,
     rules = RULES.get(pattern)
     pieces: Counter = Counter()     # pieces known to be safe to join in any order
     edges: Counter = Counter()      # first and last pieces: split on their own
+    indents: Counter = Counter()    # indentation cut off the pieces: pre-tokens already
     for segment in split_out_specials(text, special_tokens):
-        parts = rules.cut_str.split(segment) if rules else [segment]
+        if rules and rules.indent_cut:
+            # split() puts each cut's captured indentation between the pieces
+            # (None or "" where there is none to cut off).
+            parts = rules.indent_cut.split(segment)
+            indents.update(filter(None, parts[1::2]))
+            parts = parts[::2]
+        else:
+            parts = rules.cut_str.split(segment) if rules else [segment]
         if len(parts) == 1:
             edges[segment] += 1
             continue
@@ -155,17 +183,22 @@ def count_pretokens(text: str, pattern: str = GPT4_SPLIT_PATTERN,
             edges[parts[0]] += 1
             edges["\n" + parts[-1]] += 1
         pieces.update(parts[1:-1])
-    counts: Counter = Counter()
+    counts: Counter = indents
     for piece, n in edges.items():
         _add(counts, _findall(piece, pattern, rules), n)
-    # Pieces that occur equally often are split together: one findall per group.
-    groups: dict[tuple[int, bool], list[str]] = {}
+    # Pieces that occur equally often are split together: one findall per group,
+    # or two when some are not ASCII (those go to `regex`, the others to `re`).
+    groups: defaultdict[int, list[str]] = defaultdict(list)
     for piece, n in pieces.items():
-        groups.setdefault((n, piece.isascii()), []).append(piece)
-    for (n, _), group in groups.items():
-        joined = "\n".join(group)
-        joined = joined + "\n" if rules.newline_before_cut else "\n" + joined
-        _add(counts, _findall(joined, pattern, rules), n)
+        groups[n].append(piece)
+    for n, group in groups.items():
+        ascii_part = list(filter(str.isascii, group))
+        other = list(filterfalse(str.isascii, group)) if len(ascii_part) < len(group) else []
+        for part in (ascii_part, other):
+            if part:
+                joined = "\n".join(part)
+                joined = joined + "\n" if rules.newline_before_cut else "\n" + joined
+                _add(counts, _findall(joined, pattern, rules), n)
     return counts
 
 

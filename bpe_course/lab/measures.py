@@ -109,7 +109,7 @@ def count_shards(paths: Sequence[os.PathLike], special_tokens: Sequence[str] = (
     pre-tokens: `(bytes read so far, distinct pre-tokens so far)` after each shard.
 
     Each shard is counted as `train_bpe` counts a file (`count_corpus`: cut at safe
-    places, counted in `num_workers` processes; by default one per core, or this process
+    places, counted in `num_workers` processes; by default one per idle core, or this process
     alone for a shard under 2 MB). The progress bar (tqdm, on stderr) counts bytes.
     """
     from tqdm import tqdm

@@ -39,6 +39,20 @@ def test_chunking_gives_the_same_counts_as_one_chunk(text, chunk, pattern, use_s
         reference_counts(text + "\n\n", pattern, specials)
 
 
+# Lines as in code: an indentation of spaces and tabs, then what may follow one.
+INDENTED = st.lists(st.tuples(st.text(" \t", max_size=6),
+                              st.lists(st.sampled_from(TRICKY + ["x", "7", "#", "/"]),
+                                       max_size=4).map("".join)),
+                    max_size=12).map(lambda lines: "".join(f"\n{i}{rest}" for i, rest in lines))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=INDENTED, pattern=st.sampled_from(PATTERNS))
+def test_indentation_cut_off_the_lines_is_counted_exactly(text, pattern):
+    # Twice, so that the repeated lines are counted as pieces, weighted.
+    assert count_pretokens(text + text, pattern) == reference_counts(text + text, pattern)
+
+
 @settings(max_examples=30, deadline=None)
 @given(text=st.lists(st.sampled_from(TRICKY), max_size=40).map("".join), chunk=st.integers(1, 12),
        pattern=st.sampled_from(PATTERNS))
@@ -81,3 +95,15 @@ def test_a_thread_unknown_to_threading_rules_out_fork():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stdout.split() == ["fork", "1", "spawn"], done
+
+
+@pytest.mark.parametrize("running, idle", [(1, 4), (3, 2), (5, 1), (40, 1)])
+def test_workers_go_to_the_cores_no_other_process_keeps_busy(monkeypatch, tmp_path, running,
+                                                              idle):
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text(f"3.10 2.90 2.50 {running}/412 12345\n")
+    real_open = open
+    monkeypatch.setattr(counting, "cores", lambda: 4)
+    monkeypatch.setattr(counting, "open", lambda path, *a, **k: real_open(
+        loadavg if path == "/proc/loadavg" else path, *a, **k), raising=False)
+    assert counting.idle_cores() == idle       # this process is one of those running

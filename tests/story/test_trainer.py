@@ -94,6 +94,16 @@ def test_train_bpe_matches_the_naive_loop_on_random_text(text, merges, use_speci
     assert learned == naive_merges(text, vocab_size, specials)
 
 
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(st.text("ab", min_size=1, max_size=9), min_size=1, max_size=30),
+       merges=st.integers(1, 30))
+def test_words_of_two_letters_merge_as_in_the_naive_loop(words, merges):
+    # Pairs that occur twice in a word, overlap ("aaa") or sit side by side ("abab"), and
+    # words that an earlier merge took the pair out of: merge_pair's rarer paths.
+    text = " ".join(words)
+    assert train_bpe(text, 256 + merges)[1] == naive_merges(text, 256 + merges)
+
+
 def test_lone_surrogates_are_replaced_as_in_the_naive_loop():
     text = "ab\ud800ab \udfffab"
     assert train_bpe(text, 270)[1] == regex_tokenizer_merges(text, 270)
