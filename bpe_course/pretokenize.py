@@ -221,7 +221,10 @@ def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN
     piece around it, from the safe line break before it to the one after it
     (`RULES`), goes to `regex`; the stretches between such pieces go to `re`.
     Both engines scan a stretch in place (`findall(text, start, end)`), as if
-    it were the whole text, so nothing is copied.
+    it were the whole text, so nothing is copied. Where such pieces are most of
+    the text (German, Russian, Chinese, ...), going piece by piece costs more
+    than it saves, so once they have been more than half of the first
+    `_DENSE_AFTER` characters, `regex` splits the rest whole.
 
     >>> split_pretokens("naïve\\ncafé 123\\nplain ascii")
     ['naïve', '\\n', 'café', ' ', '123', '\\n', 'plain', ' ascii']
@@ -235,12 +238,17 @@ def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN
         return ascii_findall(text)
     out: list[str] = []
     pos = 0                                  # everything before pos is split
+    by_regex = 0                             # how much of it `regex` split
     while m is not None:
         start, end = rules.piece_around(text, m.start())
         if start > pos:
             out += ascii_findall(text, pos, start)
         out += full.findall(text, start, end)
+        by_regex += end - start
         pos = end
+        if pos > _DENSE_AFTER and 2 * by_regex > pos:
+            out += full.findall(text, pos)         # pos is a safe cut, as `end` always is
+            return out
         m = _NEEDS_REGEX.search(text, pos)
     out += ascii_findall(text, pos)
     return out
@@ -253,6 +261,7 @@ def split_pretokens(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN
 # by `_NEEDS_REGEX` and goes to `regex`, with the piece around it.
 _PUNCTUATION = "\u00ab\u00bb\u2010-\u2027"
 _NEEDS_REGEX = re.compile(f"[^\\x00-\\x7f{_PUNCTUATION}]")
+_DENSE_AFTER = 2_000      # characters split before `split_pretokens` judges the text dense
 
 
 def _findall(text: str, pattern: str, rules: SplitRules | None) -> list[str]:
