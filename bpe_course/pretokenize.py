@@ -183,7 +183,7 @@ def count_pretokens(text: str, pattern: str = GPT4_SPLIT_PATTERN,
             edges[parts[0]] += 1
             edges["\n" + parts[-1]] += 1
         pieces.update(parts[1:-1])
-    counts: Counter = indents
+    counts: Counter = indents       # the cut-off indentations are counted already; add the rest
     for piece, n in edges.items():
         _add(counts, _findall(piece, pattern, rules), n)
     # Pieces that occur equally often are split together: one findall per group,
