@@ -44,6 +44,7 @@ import sys
 import time
 from pathlib import Path
 
+from ...training.counting import cores
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, container, report
 from .run_notebook import SANDBOXES, run_notebook
@@ -134,15 +135,14 @@ def free_cores(sample: float = 0.3) -> int:
     over `sample` seconds (from /proc/stat), else the usable cores minus the load average.
     Two jobs on a machine whose other work keeps a core busy take turns on the one left
     (and take more of the machine from that work)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-        os.cpu_count() or 1)
+    usable = cores()
     free = _idle_cores(sample)
     if free is None:
         try:
-            free = cores - os.getloadavg()[0]
+            free = usable - os.getloadavg()[0]
         except OSError:
-            free = cores
-    return max(1, min(cores, int(free + 0.5)))
+            free = usable
+    return max(1, min(usable, int(free + 0.5)))
 
 
 def _idle_cores(sample: float) -> float | None:
