@@ -30,17 +30,21 @@ from bpe_course import OpenAITokenizer, SentencePieceBPE, corpora, get_encoding
 
 # Python 3.12 is Colab's. In tox's py312 (tox.ini sets BPE_NOTEBOOKS_IN_COLAB=1), the Colab test
 # (tests/notebooks/test_colab.py) runs every chapter as Colab runs it, its stored outputs
-# compared as nbval compares them, and must not skip; nbval does not run the chapters a second
-# time there. That keeps one Python's run under ten minutes on two cores.
+# compared as nbval compares them, and every worksheet, asking what test_exercises.py asks of
+# it; it must not skip. Neither nbval's run of the chapters nor test_exercises.py's run of the
+# worksheets happens a second time there. That keeps one Python's run under ten minutes on
+# two cores.
 NOTEBOOKS_IN_COLAB = os.environ.get("BPE_NOTEBOOKS_IN_COLAB") == "1"
 CHAPTERS_FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
+WORKSHEETS_RUN_IN_COLAB = "test_exercise_runs_end_to_end_with_not_attempted_verdicts"
 
 
 def pytest_collection_modifyitems(config, items):
     if not NOTEBOOKS_IN_COLAB:
         return
-    in_colab = [item for item in items if item.path.suffix == ".ipynb"
-                and item.path.resolve().parent == CHAPTERS_FOLDER]
+    in_colab = [item for item in items if
+                (item.path.suffix == ".ipynb" and item.path.resolve().parent == CHAPTERS_FOLDER)
+                or getattr(item, "originalname", None) == WORKSHEETS_RUN_IN_COLAB]
     if in_colab:
         config.hook.pytest_deselected(items=in_colab)
         items[:] = [item for item in items if item not in set(in_colab)]
