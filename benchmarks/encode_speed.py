@@ -110,8 +110,9 @@ print(json.dumps({**seconds, "ids": hashlib.sha256(str(ids).encode()).hexdigest(
 def child(code: str, *args: str, package: str | None = None) -> dict:
     """Run `code` in a fresh process; `package`: a folder whose `bpe_course` to use instead."""
     env = None if package is None else {**os.environ, "PYTHONPATH": package}
+    # Subtle: `python -c` imports from its working folder first, so the other runs in `package`.
     out = subprocess.run([sys.executable, "-c", code, *args], check=True,
-                         capture_output=True, text=True, env=env).stdout
+                         capture_output=True, text=True, env=env, cwd=package).stdout
     return json.loads(out)
 
 
