@@ -170,10 +170,32 @@ def open_notebook(page, name):
 
 
 def wait_idle(page, timeout=180_000):
+    """Wait until the current notebook's kernel says it is idle.
+
+    Subtle: JupyterLab learns a kernel's state only from the status messages the kernel
+    broadcasts (iopub), and asks a newly connected kernel for its info once. Once, in a CI
+    run on a busy machine, the kernel stayed "Unknown" for the whole 180 s although the
+    server had started it and connected to it (the symptom of jupyterlab#7683); a status
+    message broadcast before the server has subscribed is lost, which would do it. So, as
+    the server's own "nudge" does, ask again every 10 s while the state is unknown on a live
+    connection, and reconnect a connection that has not come up in 60 s. A kernel that never
+    starts still fails the test."""
     page.wait_for_function("""() => {
       const s = window.jupyterapp.shell.currentWidget.sessionContext;
-      return s && s.session && s.session.kernel && s.session.kernel.status === 'idle';
-    }""", timeout=timeout)
+      const k = s && s.session && s.session.kernel;
+      if (!k) return false;
+      if (k.status === 'idle') return true;
+      const now = Date.now(), w = window.__bpeNudge = window.__bpeNudge || {since: now, last: now};
+      if (k.status === 'unknown' && k.connectionStatus === 'connected' && now - w.last > 10000) {
+        w.last = now;
+        k.requestKernelInfo().catch(() => {});
+      } else if (k.connectionStatus !== 'connected' && now - w.since > 60000) {
+        w.since = w.last = now;
+        k.reconnect().catch(() => {});
+      }
+      return false;
+    }""", timeout=timeout, polling=500)
+    page.evaluate("() => { delete window.__bpeNudge; }")
 
 
 def run_all(page, timeout=150_000):
