@@ -26,12 +26,11 @@ SITECUSTOMIZE = textwrap.dedent("""
 """)
 
 
-# A shell starts a command with Ctrl-C at its default action. A process that ignores SIGINT
-# passes that on to what it starts (an ignored signal stays ignored across exec), and a test
-# run may hold one that does (ipykernel's app, for one, ignores it): so the command is
-# started through a first Python that puts SIGINT back to its default, then becomes it.
-AS_A_SHELL_STARTS_IT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-                        "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+def as_a_shell_starts_it():
+    """Ctrl-C at its default action, as a shell starts a command. A process that ignores
+    SIGINT passes that on to what it starts (an ignored signal stays ignored across exec),
+    and a test run may hold one that does (ipykernel's app, for one, ignores it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def interrupted(tmp_path, module, *args):
@@ -39,9 +38,8 @@ def interrupted(tmp_path, module, *args):
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(SITECUSTOMIZE)
     env = dict(os.environ, INTERRUPT_AT=module, PYTHONPATH=str(hook))
-    # (The first Python loads the hook too, but imports none of the modules it waits for.)
-    return subprocess.run([sys.executable, "-c", AS_A_SHELL_STARTS_IT, *args],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120, preexec_fn=as_a_shell_starts_it)
 
 
 @pytest.mark.parametrize("module", [
