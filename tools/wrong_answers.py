@@ -1,6 +1,6 @@
 """The project's corpus of wrong answers, summed up per worksheet.
 
-Runs the worksheets' tests (tests/classroom/test_ws*.py) with each wrong answer's
+Runs the worksheets' tests (tests/classroom/worksheets/test_ws*.py) with each wrong answer's
 grading recorded, then prints, per worksheet: how many wrong answers it holds, how many
 were caught and named (a test fails otherwise), and the share of points they keep in all,
 as the grader scores them on seed 1.
@@ -21,12 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def sheet_of(test_id: str) -> str:
-    """'tests/classroom/test_ws07.py::test_...' -> 'ws07'."""
+    """'tests/classroom/worksheets/test_ws07.py::test_...' -> 'ws07'."""
     return test_id.split("::")[0].rsplit("test_", 1)[1].removesuffix(".py")
 
 
 def main(argv: list[str]) -> int:
-    tests = sorted((ROOT / "tests" / "classroom").glob("test_ws*.py"))
+    tests = sorted((ROOT / "tests" / "classroom" / "worksheets").glob("test_ws*.py"))
     if argv:
         tests = [t for t in tests if any(t.stem == f"test_{a}" for a in argv)]
     select = ["-p", "no:cacheprovider", "-k", "wrong_answer_is_caught", *map(str, tests)]

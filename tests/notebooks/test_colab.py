@@ -17,7 +17,7 @@ later cell must then run, in the same kernel, with no restart. This test builds 
 5. each run in a kernel of that environment: chapters with nbval (their stored outputs must
    come back, sanitized as the suite sanitizes them), worksheets with nbclient (they must run to
    their end with no error, every check cell saying "not attempted yet", as in
-   tests/classroom/test_exercises.py).
+   tests/classroom/authoring/test_exercises.py).
 
 The first chapter runs alone: its setup cell is the one that installs the course (and its
 dependencies from PyPI) into the fresh environment; the test then checks that the course was
@@ -407,7 +407,7 @@ def test_a_worksheet_runs_in_colab_to_its_end(colab, path):
     errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
               for o in c.outputs if o.output_type == "error"]
     assert not errors, errors
-    # As tests/classroom/test_exercises.py asks of a worksheet run elsewhere (which, in this
+    # As tests/classroom/authoring/test_exercises.py asks of a worksheet run elsewhere (which, in this
     # environment, it leaves to this test): one check cell per exercise, each saying on stderr
     # alone that its exercise is not attempted yet, and no check passed.
     checks = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]

@@ -1,7 +1,7 @@
 """GPT-2 offline: r50k_base from the vendored file, the lecture's numbers, p50k, and GPT-2's
 own encoder.json / vocab.bpe rebuilt byte for byte. Parity with tiktoken on every OpenAI
 encoding, GPT-2's included, is in `test_openai_parity`; the byte map that GPT-2's files use is
-in `tests/story/test_byte_map.py`."""
+in `tests/story/openai/test_byte_map.py`."""
 
 import hashlib
 import json

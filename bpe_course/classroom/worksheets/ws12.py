@@ -9,7 +9,7 @@ vocabularies (with and without ties), pages of prose and text in many scripts.
 
 Characters for the normalizer: `tokenizers` reads Unicode 8.0's tables, a learner's
 `unicodedata` a newer Unicode. The cases use only characters on which the two agree (see
-`tests/classroom/test_ws12.py`), so an answer built on `unicodedata.category` is exact here.
+`tests/classroom/worksheets/test_ws12.py`), so an answer built on `unicodedata.category` is exact here.
 """
 
 from __future__ import annotations

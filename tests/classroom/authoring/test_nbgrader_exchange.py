@@ -21,7 +21,7 @@ from bpe_course.classroom.worksheets import WORKSHEETS
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the dev extra: pip install -e '.[dev]'")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ASSIGNMENT = "worksheets"
 
 # -- the round trip through an exchange, as on JupyterHub ----------------------------------------

@@ -29,7 +29,7 @@ from bpe_course.classroom.grading.submissions import identify, read_notebook
 
 SANDBOX = [] if bubblewrap.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def worksheet(folder: str, name: str):

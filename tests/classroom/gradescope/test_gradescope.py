@@ -33,7 +33,7 @@ from bpe_course.classroom.gradescope import autograder, results
 from bpe_course.classroom.grading import bubblewrap, command, container
 from bpe_course.classroom.worksheets import WORKSHEETS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WORKSHEET = "02_bpe_basics"
 
 # Gradescope's results.json, field by field, as its specification gives it:

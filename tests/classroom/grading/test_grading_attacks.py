@@ -77,7 +77,7 @@ from bpe_course.classroom.grading import bubblewrap, run_notebook
 from bpe_course.classroom.grading.report import printable
 from bpe_course.classroom.worksheets import WORKSHEETS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CASES = Path(__file__).resolve().parent / "grading_cases"
 
 pytestmark = pytest.mark.skipif(not bubblewrap.available()[0],

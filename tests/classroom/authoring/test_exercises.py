@@ -12,7 +12,7 @@ from bpe_course.classroom.authoring.exercises import (clear_solutions, cli_exerc
                                                       default_root, generate, problems)
 from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from bpe_course import checks
 from bpe_course.classroom.worksheets import CHECKERS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_checker_functions_follow_the_contract(solution):

@@ -28,7 +28,7 @@ from bpe_course.classroom.authoring.course import badge
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the dev extra: pip install -e '.[dev]'")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ASSIGNMENT = "worksheets"
 BLANK = "0[27]_*.ipynb"      # bob hands in two worksheets as released, one short, one long
 
@@ -69,7 +69,7 @@ def course(tmp_path_factory):
     nb = nbformat.read(ROOT / "exercises" / "02_bpe_basics.ipynb", as_version=4)
     at = next(i for i, c in enumerate(nb.cells)
               if c.metadata.get("nbgrader", {}).get("grade_id") == "imports")
-    patch = (Path(__file__).resolve().parent / "grading_cases" / "patch_checks.cell")
+    patch = (Path(__file__).resolve().parents[1] / "grading" / "grading_cases" / "patch_checks.cell")
     nb.cells.insert(at + 1, nbformat.v4.new_code_cell(patch.read_text(encoding="utf-8")))
     (course / "submitted" / "yara" / ASSIGNMENT).mkdir(parents=True)
     nbformat.write(nb, course / "submitted" / "yara" / ASSIGNMENT / "02_bpe_basics.ipynb")

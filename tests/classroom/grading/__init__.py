@@ -1,0 +1,1 @@
+"""Tests of bpe_course.classroom.grading."""
