@@ -7,7 +7,7 @@ Commands (each has --help):
   terminal; one `id<TAB>"piece"` line per token when piped; one JSON object with --json)
 - `encode --model MODEL --input FILE --output OUT`: stream a file of any size to ids,
   in `OUT.npy` (uint16 when the vocabulary fits, else uint32) or a text file of ids
-- `corpus build [--size 1GB] [--cache DIR]`: build the lab's corpus (chapter 14) from
+- `corpus build [--size 1GB] [--cache DIR]`: build the lab's corpus (chapter 17) from
   Debian packages, outside the repository; `corpus verify` checks it by sha256
 - `grade PATH... [--json REPORT]`: grade worksheets (for instructors)
 - `gradescope WORKSHEET -o autograder.zip`: an autograder for Gradescope (for instructors)

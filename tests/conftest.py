@@ -25,7 +25,7 @@ from pathlib import Path
 
 # Numerical libraries run each matrix product on a thread per core (numpy's OpenBLAS, OpenMP
 # builds). When the suite's other processes already keep every core busy, those threads spin
-# waiting for each other: 300 products of the sizes chapter 13 trains with took 3.9 s of CPU
+# waiting for each other: 300 products of the sizes chapter 16 trains with took 3.9 s of CPU
 # on two threads and 0.7-0.8 s on one, with two other processes busy on the 2 cores. One
 # thread each, set before anything loads them; the kernels that run notebooks inherit it.
 for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):

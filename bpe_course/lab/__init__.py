@@ -1,4 +1,4 @@
-"""The lab at scale (chapter 14): a gigabyte of real text, budgets of time and memory.
+"""The lab at scale (chapter 17): a gigabyte of real text, budgets of time and memory.
 
 - `extract`: real documents to plain text: HTML pages, manual pages (roff)
 - `debian`: Debian packages read in Python: download one with `apt-get download`,

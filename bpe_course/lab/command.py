@@ -18,7 +18,7 @@ from . import corpus
 def cli_corpus(argv: list[str]) -> int:
     parser = Parser(
         prog="python -m bpe_course corpus",
-        description="Build the lab's corpus (chapter 14) from Debian packages, or verify it. "
+        description="Build the lab's corpus (chapter 17) from Debian packages, or verify it. "
                     "It is written outside the repository, in --cache (default: "
                     "$BPE_COURSE_LAB, else ~/.cache/bpe-course/lab).")
     parser.add_argument("action", choices=["build", "verify"],
