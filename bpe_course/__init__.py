@@ -44,6 +44,8 @@ The later parts, a folder each:
   normalizer -> pre-tokenizer -> model -> post-processor -> decoder, with each
   token's offsets in the original text; `load_tokenizer_json` reads BPE,
   WordPiece and Unigram files, equal to `tokenizers`
+- `chat/` (15): a chat as ids: Mistral's chat template for `transformers`, Mistral's
+  own message-by-message encoding, and token healing at the end of a prompt
 - `lab/` (17): training at scale: a gigabyte of real text built from Debian's
   packages (`python -m bpe_course corpus build`), with a manifest of sources,
   licences and sha256 and a held-out split; peak memory, throughput, bytes per
