@@ -31,8 +31,8 @@ exactly `heal`'s allowed tokens (tests/story/chat/test_healing.py checks this ag
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 
 def extensions(vocab: Mapping[int, bytes], prefix: bytes) -> list[int]:

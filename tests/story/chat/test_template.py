@@ -10,8 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bpe_course.chat import mistral_v1_ids, mistral_v1_template, write_mistral_v1_tokenizer
-from bpe_course.chat import template
+from bpe_course.chat import (
+    mistral_v1_ids,
+    mistral_v1_template,
+    template,
+    write_mistral_v1_tokenizer,
+)
 
 HERE = Path(__file__).parent
 # Recorded with mistral-common 1.13.1 (not a dependency of the course): see "source" inside.
