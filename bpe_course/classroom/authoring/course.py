@@ -81,6 +81,7 @@ CHAPTERS = [
       "bpe_course.train_unigram", "bpe_course.load_sentencepiece", "bpe_course.dropout",
       ".encode_with_offsets", ".tokenize_word", ".nbest_encode", ".no_padding",
       ".no_truncation"]),
+    ("15", "chat_templates", "Chat templates and the end of a prompt", ["bpe_course.chat"]),
     ("16", "beyond_text_bpe", "Beyond text BPE", []),
     ("17", "lab_at_scale", "Lab: training at scale", ["bpe_course.lab"]),
 ]
