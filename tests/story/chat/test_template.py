@@ -21,9 +21,11 @@ HERE = Path(__file__).parent
 # Recorded with mistral-common 1.13.1 (not a dependency of the course): see "source" inside.
 RECORDED = json.loads((HERE / "mistral_common_ids.json").read_text(encoding="utf-8"))
 CONVERSATIONS = RECORDED["conversations"]
-# Where transformers (string, then tokenizer) and mistral-common (message by message) differ:
-# a typed </s> becomes EOS; runs of spaces are merged in another order.
-TRANSFORMERS_DIFFERS = {"injected", "spaces"}
+# Ordinary conversations, where transformers (string, then tokenizer) must give mistral-common's
+# ids. Left out: "injected" (a typed </s> becomes EOS, tested below) and "spaces": transformers
+# 5.24 ranks the merges it builds from the .model by piece id, not by SentencePiece's scores,
+# so runs of spaces come out otherwise; that depends on the transformers release.
+ORDINARY = sorted(set(CONVERSATIONS) - {"injected", "spaces"})
 
 
 @pytest.mark.parametrize("name", sorted(CONVERSATIONS))
@@ -96,15 +98,13 @@ def hf_mistral(tmp_path_factory):
 
 
 def chat_ids(tok, messages) -> list[int]:
-    ids = tok.apply_chat_template(messages)
-    return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+    return list(tok.apply_chat_template(messages, return_dict=True)["input_ids"])
 
 
-@pytest.mark.parametrize("name", sorted(CONVERSATIONS))
-def test_transformers_with_the_template_equals_mistral_common_where_it_should(name, hf_mistral):
+@pytest.mark.parametrize("name", ORDINARY)
+def test_transformers_with_the_template_equals_mistral_common(name, hf_mistral):
     conversation = CONVERSATIONS[name]
-    same = chat_ids(hf_mistral, conversation["messages"]) == conversation["ids"]
-    assert same == (name not in TRANSFORMERS_DIFFERS)
+    assert chat_ids(hf_mistral, conversation["messages"]) == conversation["ids"]
 
 
 def test_transformers_reads_a_typed_eos_as_eos_unless_told(hf_mistral):
