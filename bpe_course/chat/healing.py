@@ -61,7 +61,11 @@ def heal(tokenizer, prompt: str, back: int = 1) -> Healed:
     first tokens that may replace them: those whose bytes start with the removed bytes.
 
     `tokenizer` is one of the course's byte-level tokenizers (`encode_ordinary` and a
-    `vocab` of id -> bytes, such as `GPT4Tokenizer` or `RegexTokenizer`)."""
+    `vocab` of id -> bytes, such as `GPT4Tokenizer` or `RegexTokenizer`).
+
+    Subtle: special tokens are never allowed, though their strings may start with the removed
+    bytes (`<|` starts `<|endoftext|>`): the removed bytes are text, and a special token's id
+    is not its text (chapter 05)."""
     if not isinstance(prompt, str):
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
     if not isinstance(back, int) or isinstance(back, bool) or back < 1:
@@ -72,4 +76,6 @@ def heal(tokenizer, prompt: str, back: int = 1) -> Healed:
                          "there is nothing to back up over")
     kept, tail = ids[:len(ids) - back], ids[len(ids) - back:]
     removed = b"".join(tokenizer.vocab[i] for i in tail)
-    return Healed(kept, removed, extensions(tokenizer.vocab, removed))
+    special = set(getattr(tokenizer, "special_tokens", {}).values())
+    ordinary = {i: b for i, b in tokenizer.vocab.items() if i not in special}
+    return Healed(kept, removed, extensions(ordinary, removed))

@@ -50,7 +50,7 @@ def test_bad_arguments_get_a_clear_error(cl100k, prompt, back, error):
 # Each prompt with the number of tokens in tiktoken's unstable tail (its last chunk's tokens).
 PROMPTS = [('<a href="http:', 1), ("The capital of France is Par", 1), ("shop: ", 1),
            ("x = foo(", 1), ("Hello wor", 1), ("naïve caf", 1), ("3.1415", 1),
-           ("if x:\n    return", 1), ("x =  ", 1), ("a\n\n", 1), ("価格は", 3)]
+           ("if x:\n    return", 1), ("x =  ", 1), ("a\n\n", 1), ("価格は", 3), ("see <|", 1)]
 
 
 @pytest.mark.parametrize("prompt, tail", PROMPTS)
@@ -63,6 +63,13 @@ def test_allowed_tokens_are_tiktokens_one_token_completions(cl100k, prompt, tail
     healed = heal(tok, prompt, back=tail)
     assert stable == healed.ids
     assert sorted(seq[0] for seq in completions if len(seq) == 1) == sorted(healed.allowed)
+
+
+def test_special_tokens_are_never_allowed(cl100k):
+    tok, _ = cl100k
+    healed = heal(tok, "see <|")
+    assert healed.removed == b" <|" and healed.allowed
+    assert not set(healed.allowed) & set(tok.special_tokens.values())
 
 
 @settings(max_examples=40, deadline=None)
