@@ -25,9 +25,9 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 
 The later parts, a folder each:
 
-- `openai/` (06, 08): OpenAI's encodings offline (`get_encoding`) and
+- `openai/` (06, 08, 15): OpenAI's encodings offline (`get_encoding`) and
   `OpenAITokenizer`, equal to tiktoken and a drop-in `tiktoken.Encoding` (06);
-  GPT-2's own files and byte map (08)
+  GPT-2's own files and byte map (08); its `encode_with_unstable` (15)
 - `training/` (07): `train_bpe`, the fast trainer: a corpus cut where no
   pre-token spans a cut, counted in parallel (local processes, or any
   `concurrent.futures.Executor`: a Dask cluster), merged with incremental counts
@@ -44,6 +44,8 @@ The later parts, a folder each:
   normalizer -> pre-tokenizer -> model -> post-processor -> decoder, with each
   token's offsets in the original text; `load_tokenizer_json` reads BPE,
   WordPiece and Unigram files, equal to `tokenizers`
+- `chat/` (15): a chat as ids: Mistral's chat template for `transformers`, Mistral's
+  own message-by-message encoding, and token healing at the end of a prompt
 - `lab/` (17): training at scale: a gigabyte of real text built from Debian's
   packages (`python -m bpe_course corpus build`), with a manifest of sources,
   licences and sha256 and a held-out split; peak memory, throughput, bytes per
