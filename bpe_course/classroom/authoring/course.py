@@ -102,7 +102,7 @@ def introduced_in(name: str) -> str | None:
 
 
 # -- how long a chapter is -------------------------------------------------------------------
-MAX_CELLS, MAX_WORDS = 45, 2000     # a chapter a learner can do in one sitting
+MAX_CELLS, MAX_WORDS = 40, 1800     # a chapter a learner can do in one sitting (issue 34)
 
 
 def chapter_size(nb) -> dict[str, int]:
