@@ -266,4 +266,3 @@ def load_model_into(tok, model_file: str | os.PathLike) -> None:
     tok.special_tokens = state["special_tokens"]
     tok.unreachable_tokens = state["unreachable_tokens"]
     tok.vocab = tok._build_vocab()
-    tok._merges_changed()
