@@ -44,15 +44,15 @@ def check_special_tokens(special_tokens) -> list[str]:
     >>> check_special_tokens("<|eot|>")
     Traceback (most recent call last):
         ...
-    TypeError: special_tokens must be a list of str, not one str; write ['<|eot|>']
+    TypeError: special_tokens must be a list of strings, not one string; write ['<|eot|>']
     """
     if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens must be a list of str, not one str; "
+        raise TypeError(f"special_tokens must be a list of strings, not one string; "
                         f"write [{special_tokens!r}]")
     try:
         tokens = list(special_tokens)
     except TypeError:
-        raise TypeError(f"special_tokens must be a list of str, got "
+        raise TypeError(f"special_tokens must be a list of strings, got "
                         f"{type(special_tokens).__name__}") from None
     for token in tokens:
         if not isinstance(token, str) or not token:

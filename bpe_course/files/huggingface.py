@@ -191,7 +191,7 @@ def load_vocab_merges(vocab_file: str | os.PathLike, merges_file: str | os.PathL
 
 
 def _unsupported(what: str, value) -> ValueError:
-    """The error for a setting the course cannot load exactly (`load_tokenizer_json`
+    """The error for a setting the course cannot load exactly (`load_regex_tokenizer_json`
     puts the file's name in front)."""
     return ValueError(f"unsupported {what}: {json.dumps(value)[:120]}; the course reads "
                       f"byte-level BPE with a split pattern and nothing else "
