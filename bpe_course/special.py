@@ -59,7 +59,7 @@ def check_special_tokens(special_tokens) -> list[str]:
             raise ValueError(f"a special token must be a non-empty str, got {token!r}")
     if len(set(tokens)) != len(tokens):
         repeated = next(t for t in tokens if tokens.count(t) > 1)
-        raise ValueError(f"special tokens must be distinct: {repeated!r} is given twice")
+        raise ValueError(f"special tokens must be distinct: {repeated!r} is repeated")
     return tokens
 
 
