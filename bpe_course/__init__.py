@@ -9,7 +9,8 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 
 - `text` (01): text meets bytes: `utf8_bytes`, `fix_surrogates`, input checks
 - `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
-- `model_file` (03): a tokenizer is its merges; the plain-text model file
+- `save_load` (03, 05): a tokenizer is its merges; saving and loading them as the
+  course's plain-text model file
 - `dropout` (13): BPE-dropout, encoding with merges skipped at random
   (`encode(text, dropout=0.1, rng=...)`), for subword regularization
 - `base` (03): `Tokenizer`, what every tokenizer shares: vocab, encoding by
@@ -83,7 +84,8 @@ _PUBLIC = {
     ".openai.tokenizer": ["GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError"],
     ".openai.tiktoken_cache": ["offline_tiktoken"],
     ".training.trainer": ["train_bpe"],
-    ".files.model_files": ["load", "save_tiktoken", "to_tiktoken"],
+    ".files.course_files": ["load"],
+    ".files.tiktoken_files": ["save_tiktoken", "to_tiktoken"],
     ".files.huggingface": ["load_vocab_merges", "save_tokenizer_json", "save_vocab_merges"],
     ".sentencepiece.tokenizer": ["SentencePieceBPE"],
     ".sentencepiece.trainer": ["train_codepoint_bpe"],

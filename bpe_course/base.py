@@ -37,7 +37,7 @@ import heapq
 import os
 from typing import Callable
 
-from .model_file import load_model_into, save_model
+from .save_load import load_model_into, save_model
 
 # Chunks up to this many ids are merged with a simple scan; longer ones (say a
 # million "a"s in a row) use a heap, so merging stays O(n log n) instead of O(n^2).

@@ -279,7 +279,7 @@ def load_model(path: str):
     if str(path).endswith(".json"):
         from .files.huggingface import load_regex_tokenizer_json
         return load_regex_tokenizer_json(path)
-    from .files.model_files import load
+    from .files.course_files import load
     return load(path)
 
 

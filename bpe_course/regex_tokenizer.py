@@ -30,13 +30,19 @@ import regex
 
 from .base import Tokenizer
 from .dropout import check_dropout, encode_chunks_with_dropout
-from .text import check_text, check_vocab_size, fix_surrogates
 from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
 from .pretokenize import prepare_split, split_pretokens
-from .special import (check_disallowed, check_special_ids, check_special_tokens,
-                      resolve_allowed, resolve_disallowed, split_special)
+from .special import (
+    check_disallowed,
+    check_special_ids,
+    check_special_tokens,
+    resolve_allowed,
+    resolve_disallowed,
+    split_special,
+)
 from .streaming import encode_stream
+from .text import check_text, check_vocab_size, fix_surrogates
 
 # The cache maps a chunk to its ids. Past this many entries it is cleared, so
 # text made of endless distinct chunks cannot eat all memory.

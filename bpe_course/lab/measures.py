@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..patterns import GPT4_SPLIT_PATTERN
-from ..training.counting import CHUNK_BYTES, count_corpus
 from ..special import check_special_tokens
+from ..training.counting import CHUNK_BYTES, count_corpus
 from ..training.trainer import byte_words, learn_merges
 
 

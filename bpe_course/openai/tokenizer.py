@@ -43,10 +43,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..base import _SHORT_CHUNK, NO_MERGE
-from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
 from ..regex_tokenizer import RegexTokenizer
 from .encoding_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
-
+from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
 
 _SINGLE_BYTES = [bytes([b]) for b in range(256)]
 # The rank of a pair that is not a token. NO_MERGE (a float) would do, but `min` over

@@ -38,10 +38,10 @@ from heapq import heappop, heappush
 from operator import add, mul
 from typing import NamedTuple, Sequence
 
+from ..patterns import GPT4_SPLIT_PATTERN
 from ..special import check_special_tokens
 from ..text import check_vocab_size
 from .counting import CHUNK_BYTES, ProgressBar, count_corpus
-from ..patterns import GPT4_SPLIT_PATTERN
 
 # The tie-break key of a token is its bytes with the order reversed, so that a
 # min-heap pops the *greatest* bytes first: byte b becomes the two bytes

@@ -5,9 +5,10 @@ tiktoken on every OpenAI encoding is in `test_openai_parity`."""
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN, GPT4Tokenizer
+from bpe_course import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT4Tokenizer
 from bpe_course.openai.encodings import ENCODINGS, SPECIAL_TOKENS, SPLIT_PATTERNS, load_ranks
 from bpe_course.openai.tokenizer import bpe_by_rank
 

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_course import GPT2_SPLIT_PATTERN, BasicTokenizer, GPT4Tokenizer, RegexTokenizer, corpora
 from bpe_course.corpora import HARD_STRINGS
