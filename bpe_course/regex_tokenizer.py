@@ -196,14 +196,12 @@ class RegexTokenizer(Tokenizer):
             self.unreachable_tokens = {idx: token for idx, token in
                                        self.unreachable_tokens.items() if idx not in promoted}
         # The vocab gains the new ids (and loses the old id of a token registered again).
-        vocab = dict(self.vocab)
         for token, idx in special_tokens.items():
             old = self.special_tokens.get(token)
             if old is not None and old != idx:
-                del vocab[old]
-            vocab[idx] = token.encode("utf-8")
+                del self.vocab[old]
+            self.vocab[idx] = token.encode("utf-8")
         self.special_tokens = {**self.special_tokens, **special_tokens}
-        self.vocab = vocab
 
     # -- encoding --------------------------------------------------------------
     def encode_ordinary(self, text: str) -> list[int]:
