@@ -11,13 +11,14 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 - `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
 - `save_load` (03, 05): a tokenizer is its merges; saving and loading them as the
   course's plain-text model file
-- `dropout` (13): BPE-dropout, encoding with merges skipped at random
-  (`encode(text, dropout=0.1, rng=...)`), for subword regularization
+- `dropout` (13): BPE-dropout, encoding with merges skipped at random, for
+  subword regularization (`encode(text, dropout=0.1, rng=...)` hands it the work)
 - `base` (03): `Tokenizer`, what every tokenizer shares: vocab, encoding by
   rank, decode, save and load
 - `basic` (02, 03): `BasicTokenizer`, byte-level BPE over the whole text
 - `patterns` (04): the split patterns of GPT-2, GPT-4 and GPT-4o
-- `special` (05): cutting special tokens out of text, the `allowed_special` modes
+- `special` (05): cutting special tokens out of text, the `allowed_special` modes,
+  and the one check of special tokens given by name or with ids
 - `pretokenize` (04, 07): splitting text into pre-tokens, and counting them fast
 - `streaming` (08): encoding a stream of any size in bounded memory
 - `regex_tokenizer` (04, 05, 08): `RegexTokenizer`, BPE inside the chunks of a
