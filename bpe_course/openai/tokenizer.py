@@ -97,6 +97,10 @@ class RecoveredMerges(Mapping):
     Encoding needs only the ranks; the merges are for looking at (`merge_tree`, `save`),
     and recovering them takes a while (about 0.6 s for cl100k_base), so it waits until
     something reads them.
+
+    >>> merges = RecoveredMerges({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3})
+    >>> len(merges), dict(merges)
+    (2, {(0, 1): 2, (2, 1): 3})
     """
 
     def __init__(self, ranks: dict[bytes, int]) -> None:
@@ -115,7 +119,8 @@ class RecoveredMerges(Mapping):
         return iter(self._table())
 
     def __len__(self) -> int:
-        return len(self.ranks) - 256         # every token but the single bytes is a merge
+        # Every token longer than one byte is made by one merge: no need to recover them.
+        return sum(len(token) > 1 for token in self.ranks)
 
 
 class OpenAITokenizer(EncodingAPI, RegexTokenizer):
