@@ -81,6 +81,8 @@ CHAPTERS = [
       "bpe_course.train_unigram", "bpe_course.load_sentencepiece", "bpe_course.dropout",
       ".encode_with_offsets", ".tokenize_word", ".nbest_encode", ".no_padding",
       ".no_truncation"]),
+    ("14", "tokenizers_in_transformers", "Tokenizers in a model's pipeline",
+     ["bpe_course.pipeline.tokenizer_json.minilm_tokenizer_config_json"]),
     ("16", "beyond_text_bpe", "Beyond text BPE", []),
     ("17", "lab_at_scale", "Lab: training at scale", ["bpe_course.lab"]),
 ]
