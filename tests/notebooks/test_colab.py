@@ -2,9 +2,10 @@
 
 A learner who clicks a notebook's *Open in Colab* badge gets a fresh runtime that already has
 some packages (Python 3.12, tiktoken, regex, matplotlib, numpy, ipywidgets 7, tqdm,
-transformers, and Colab's old IPython and ipykernel) and none of the course's others. The notebook's first code cell
-installs the course with `%pip install "bpe-course @ git+https://github.com/..."`, and every
-later cell must then run, in the same kernel, with no restart. This test builds that:
+transformers, and Colab's old IPython and ipykernel) and none of the course's others. The
+notebook's first code cell installs the course with
+`%pip install "bpe-course @ git+https://github.com/..."`, and every later cell must then run,
+in the same kernel, with no restart. This test builds that:
 
 1. a fresh virtual environment made with Python 3.12, with Colab's preinstalled packages at the
    versions Colab's runtime shipped in 2025 (`COLAB_PREINSTALLED`) and nothing of the course;
