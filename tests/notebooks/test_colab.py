@@ -1,10 +1,11 @@
 """Colab, as Colab runs it: every chapter and worksheet, installed by its own setup cell.
 
 A learner who clicks a notebook's *Open in Colab* badge gets a fresh runtime that already has
-some packages (Python 3.12, tiktoken, regex, matplotlib, numpy, ipywidgets 7, tqdm, and Colab's
-old IPython and ipykernel) and none of the course's others. The notebook's first code cell
-installs the course with `%pip install "bpe-course @ git+https://github.com/..."`, and every
-later cell must then run, in the same kernel, with no restart. This test builds that:
+some packages (Python 3.12, tiktoken, regex, matplotlib, numpy, ipywidgets 7, tqdm,
+transformers, and Colab's old IPython and ipykernel) and none of the course's others. The
+notebook's first code cell installs the course with
+`%pip install "bpe-course @ git+https://github.com/..."`, and every later cell must then run,
+in the same kernel, with no restart. This test builds that:
 
 1. a fresh virtual environment made with Python 3.12, with Colab's preinstalled packages at the
    versions Colab's runtime shipped in 2025 (`COLAB_PREINSTALLED`) and nothing of the course;
@@ -68,6 +69,11 @@ COLAB_PREINSTALLED = [
     "ipython==7.34.0", "ipykernel==6.17.1", "ipywidgets==7.7.1", "notebook==6.5.7",
     "numpy==2.0.2", "matplotlib==3.10.0", "regex==2024.11.6", "tiktoken==0.9.0",
     "tqdm==4.67.1",
+    # Colab preinstalls transformers (with its tokenizers and huggingface-hub), which only the
+    # course's "learn" extra brings elsewhere: chapter 14 needs it. 4.57.1 is near Colab's late
+    # 2025 version (not checked against a live runtime); the chapter's outputs are the same
+    # under 5.x.
+    "transformers==4.57.1",
 ]
 KERNEL = "bpe-colab"
 STREAMS = 2                    # kernels at a time after the first chapter (a 2-core machine)

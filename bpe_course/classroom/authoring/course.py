@@ -87,6 +87,8 @@ CHAPTERS = [
     ("13", "tokenizer_pipeline", "The tokenizer pipeline",
      ["bpe_course.pipeline", "bpe_course.sentencepiece.normalizer", "bpe_course.dropout",
       ".encode_with_offsets", ".no_padding", ".no_truncation"]),
+    ("14", "tokenizers_in_transformers", "Tokenizers in a model's pipeline",
+     ["bpe_course.pipeline.tokenizer_json.minilm_tokenizer_config_json"]),
     ("15", "chat_templates", "Chat templates and the end of a prompt", ["bpe_course.chat"]),
     ("16", "beyond_text_bpe", "Beyond text BPE", []),
     ("17", "lab_at_scale", "Lab: training at scale", ["bpe_course.lab"]),
