@@ -251,6 +251,21 @@ def train_bpe(fn=FIND) -> Verdict:
     return check("train_bpe", fn, frame=sys._getframe(1))
 
 
+def bytes_to_unicode(fn=FIND) -> Verdict:
+    """Worksheet 08: `fn() -> {byte: char}`, GPT-2's byte map, printable bytes first."""
+    return check("bytes_to_unicode", fn, frame=sys._getframe(1))
+
+
+def read_vocab_merges(fn=FIND) -> Verdict:
+    """Worksheet 08: `fn(vocab_path, merges_path) -> (vocab, merges)`, tokens as bytes."""
+    return check("read_vocab_merges", fn, frame=sys._getframe(1))
+
+
+def write_vocab_merges(fn=FIND) -> Verdict:
+    """Worksheet 08: `fn(vocab, merges, folder)` writes `vocab.json` and `merges.txt`."""
+    return check("write_vocab_merges", fn, frame=sys._getframe(1))
+
+
 def tokens_per_byte(fn=FIND) -> Verdict:
     """Worksheet 09: `fn(text, encoding) -> float`, tiktoken tokens per UTF-8 byte."""
     return check("tokens_per_byte", fn, frame=sys._getframe(1))
