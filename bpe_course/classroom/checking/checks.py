@@ -281,6 +281,17 @@ def glitch_candidates(fn=FIND) -> Verdict:
     return check("glitch_candidates", fn, frame=sys._getframe(1))
 
 
+def bytes_per_token(fn=FIND) -> Verdict:
+    """Worksheet 17: `fn(tok, docs) -> float`, UTF-8 bytes per token pooled over the documents."""
+    return check("bytes_per_token", fn, frame=sys._getframe(1))
+
+
+def lab_train_bpe(fn=FIND) -> Verdict:
+    """Worksheet 17: the learner's `train_bpe` on a slice of the lab's corpus: the reference's
+    merges, held-out compression, and the speed budget."""
+    return check("lab_train_bpe", fn, frame=sys._getframe(1))
+
+
 def spm_normalize(fn=FIND) -> Verdict:
     """Worksheet 11: `fn(text, add_dummy_prefix=True) -> str`, spaces as ▁ and the dummy prefix."""
     return check("spm_normalize", fn, frame=sys._getframe(1))
