@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 
-from .common import EOT, REAL, REF, WRONG, CONTRACT, Case, Checker, Group, Worksheet, course_ref
+from .common import CONTRACT, EOT, REAL, REF, WRONG, Case, Checker, Group, Worksheet, course_ref
 
 TOY_TEXT = "the cat\n\n the café, the hat 👍🏽 café\n\tthe end\n" * 3
 TOY_SIZE = 256 + 14 + 1
@@ -300,7 +300,6 @@ def write_groups() -> list[Group]:
             "its two tokens written with bytes_to_unicode and separated by one space.")
     every = ("vocab.json maps every token of `vocab` (written with bytes_to_unicode) to its "
              "id, <|endoftext|> too, though no merge makes it.")
-    eot = TOY_SIZE - 1
     first_space = next(k for k, (a, b) in enumerate(merges) if b" " in a + b)
     doc = f"train_bpe({TOY_TEXT!r}, {TOY_SIZE}, ['<|endoftext|>'])"
     env = {"VOCAB": vocab, "MERGES": merges}

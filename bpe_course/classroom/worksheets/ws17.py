@@ -24,8 +24,20 @@ from __future__ import annotations
 
 import functools
 
-from .common import (EOT, GPT2_SPLIT_PATTERN, REAL, REF, WRONG, CONTRACT, Case, Checker,
-                     Group, Worksheet, course_ref, escaped)
+from .common import (
+    CONTRACT,
+    EOT,
+    GPT2_SPLIT_PATTERN,
+    REAL,
+    REF,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    course_ref,
+    escaped,
+)
 
 SPEED_TEXT = (0, 100_000)       # the speed case's text: prose()[0:100_000]
 SPEED_VOCAB = 456
@@ -43,8 +55,13 @@ def documents() -> tuple[list[str], list[str]]:
     out), cut and split as `lab.corpus.course_slice` cuts and splits them (held out by a hash
     of each document's name)."""
     from ... import corpora
-    from ...lab.corpus import (SLICE_CODE_BYTES, SLICE_DOC_CHARS, SLICE_HELDOUT_PER_MILLE,
-                               is_heldout, paragraph_documents)
+    from ...lab.corpus import (
+        SLICE_CODE_BYTES,
+        SLICE_DOC_CHARS,
+        SLICE_HELDOUT_PER_MILLE,
+        is_heldout,
+        paragraph_documents,
+    )
     train, held = [], []
     for name, text in [("prose", corpora.prose()),
                        ("python_code", corpora.python_code(SLICE_CODE_BYTES))]:
