@@ -226,7 +226,7 @@ def trainer_sorting_the_special_tokens_in_place(ns):
 def the_naive_trainer_of_chapter_02(ns):
     """Right merges, one full pass over every chunk per merge: capped by the time budget.
     (Not a timing test: this is the naive trainer the budget is measured against, about 1x
-    on any machine, where 20x is asked. A trainer that counts distinct pre-tokens but
+    on any machine, where 12x is asked. A trainer that counts distinct pre-tokens but
     recounts every pair after each merge measured 3.7x, 2026-11-29.)"""
     def train_bpe(text, vocab_size, special_tokens=(), pattern=GPT4_SPLIT_PATTERN):
         chunks = [list(c.encode("utf-8")) for c in _pieces(text, special_tokens, pattern)]
