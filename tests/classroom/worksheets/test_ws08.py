@@ -239,10 +239,11 @@ def read_vocab_rebuilt_from_merges(ns):
             if line:
                 a, b = line.split(" ")
                 merges.append((bytes(inverse[c] for c in a), bytes(inverse[c] for c in b)))
+        made = {a + b for a, b in merges}
         vocab = {}
         for s, i in ids.items():
             token = bytes(inverse[c] for c in s)
-            if len(token) == 1 or any(a + b == token for a, b in merges):
+            if len(token) == 1 or token in made:
                 vocab[i] = token
         return vocab, merges
     return read_vocab_merges
