@@ -194,6 +194,12 @@ def trainer_breaking_ties_by_smaller_bytes(ns):
     return _fast_trainer(_pieces, tie=lambda vocab, p: (-vocab[p[0]][0], -vocab[p[1]][0]))
 
 
+@wrong("lab_train_bpe", "ties broken by the greatest (left bytes, right bytes)")
+def trainer_breaking_ties_by_ids(ns):
+    # max by (count, pair of ids), as minbpe's loop would: ids order bytes, not merged tokens
+    return _fast_trainer(_pieces, tie=lambda vocab, p: p)
+
+
 @wrong("lab_train_bpe", KINDS["empty"])
 def trainer_one_merge_short(ns):
     # range(256, vocab_size - len(special_tokens) - 1): "the last id is for the special token"
@@ -261,6 +267,19 @@ def the_naive_trainer_of_chapter_02(ns):
 def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
         ns, wrong_answer, name, factory, says, breaks, options):
     wrong_answer(name, factory(ns), says, breaks, **options)
+
+
+def test_a_vocabulary_numbered_as_cs336s_passes(ns, passes_every_case):
+    """Only the tokens of the vocabulary are compared: `<|endoftext|>` at 0 and every other
+    token one id higher, as CS336's reference numbers them, is right too."""
+    fast = _fast_trainer(_pieces)
+
+    def train_bpe(text, vocab_size, special_tokens=(), pattern=GPT4_SPLIT_PATTERN):
+        vocab, merges = fast(text, vocab_size, special_tokens, pattern)
+        specials = [t.encode("utf-8") for t in special_tokens]
+        tokens = specials + [t for i, t in sorted(vocab.items()) if t not in specials]
+        return dict(enumerate(tokens)), merges
+    passes_every_case("lab_train_bpe", train_bpe)
 
 
 def test_the_corpus_has_at_least_8_wrong_answers_covering_every_exercise():
