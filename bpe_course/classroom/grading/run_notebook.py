@@ -45,7 +45,7 @@ from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, container
 from .scoring import graded_cases
 from .speed import speed_job, speed_verdict
-from .watch import watch
+from .watch import RESIDENT, watch
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers the grader reads at most from a run
 MAX_ERRORS = 20
@@ -188,12 +188,21 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     for levels in chains(request["exercises"]):
         speed = speed_job(name, levels)
         data = job(nb, levels, request, cell_timeout, total_timeout, speed, use_sandbox)
+        data["resident"] = memory_budget(name)
         lines, got, rounds = run_job(data, total_timeout, use_sandbox)
         errors += [line for line in lines if line not in errors]
         answers.update(got)
         if speed is not None:
             verdict = speed_verdict(speed, rounds, got.get(speed["exercise"]))
     return ("; ".join(errors) or None), answers, verdict
+
+
+def memory_budget(name: str) -> int:
+    """The memory all of a notebook's processes may hold while worksheet `name` is graded:
+    the worksheet's budget (`Worksheet.memory`, worksheet 17's trainer) where it sets one
+    below the grader's own limit, else that limit (`watch.RESIDENT`)."""
+    budget = WORKSHEETS[name].memory
+    return min(budget, RESIDENT) if budget else RESIDENT
 
 
 def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
@@ -247,7 +256,8 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
             os.close(theirs)
         reader.start()
         try:
-            errors += watch(process, writable, total_timeout, lambda: _where(scratch))
+            errors += watch(process, writable, total_timeout, lambda: _where(scratch),
+                            resident=data.get("resident") or RESIDENT)
         finally:
             _kill(process)
             if mode == "container" and data.get("ids"):
