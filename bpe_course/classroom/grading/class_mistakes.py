@@ -7,8 +7,9 @@ for the learner. This module carries those diagnoses from the grader's scoring t
 instructor, in three steps:
 
 1. While an exercise is scored, `Mistakes` diagnoses its failed cases (the first, then
-   small ones, at most `MAX_DIAGNOSED` within `DIAGNOSIS_BUDGET` seconds) and gives the exercise's result its
-   `mistakes`: one entry per kind, the kind the message names first, each with its stable
+   small ones, at most `MAX_DIAGNOSED` within `DIAGNOSIS_BUDGET` seconds) and gives the
+   exercise's result its `mistakes`: one entry per kind, the kind the message names first
+   (`[]` for full points), each with its stable
    `kind` key, its plain-words `label`, how many failed `cases` showed it, and what the
    checker told the learner (`says`, `hint`). What keeps an exercise from its points
    without a failed case is an *outcome* of the same shape (`OUTCOMES`: not attempted, not
@@ -18,7 +19,10 @@ instructor, in three steps:
 2. `tally` counts, over the report, each kind once per learner (a learner is the first
    folder under PATH; the best notebook of each worksheet counts, as `report.students`
    chooses it), per worksheet and exercise, the exercise the class did worst first and
-   each exercise's kinds by how many learners made them.
+   each exercise's kinds by how many learners made them. A learner's unnamed cases count
+   only when the checker named none of their exercise's mistakes (otherwise they are most
+   likely the named mistake, on a case no recogniser foresaw). The grade command writes
+   this tally into the JSON report as `class_mistakes`.
 3. `page` writes that as one HTML page that needs nothing else (no script, no network: the
    plots are SVG inside the page as data URIs), with the notebooks that did not run and
    why. Every string is escaped (`text`): what a learner controls (a folder name, a file
@@ -36,10 +40,11 @@ from __future__ import annotations
 import base64
 import collections
 import html
+import io
 import re
 import time
 
-from ..checking.plain import Opaque, Raised
+from ..checking.plain import Raised
 from ..checking.verdicts import KINDS, diagnose, hint_for, inputs_of
 from ..worksheets import WORKSHEETS
 from ..worksheets.common import BREAKS
@@ -279,7 +284,9 @@ def text(value) -> str:
 
 COLOURS = ["#c0392b", "#2471a3", "#d68910", "#7d3c98", "#17a589", "#a04000", "#2e4053",
            "#b7950b", "#1abc9c", "#884ea0", "#5d6d7e", "#cb4335"]
-PASSED, OUTCOME = "#27ae60", "#bfc5ca"
+PASSED = "#27ae60"
+OUTCOME_COLOURS = {"not_attempted": "#d5d8dc", "not_graded": "#99a3a4", "not_run": "#aab7b8",
+                   "unrecorded": "#e5e8e8"}
 
 
 def _plain(value) -> str:
@@ -291,8 +298,9 @@ def _plain(value) -> str:
 def plot(sheet: dict) -> str:
     """A worksheet's picture as a data URI (SVG): one bar per exercise, as many learners
     long, split by the kind of mistake each learner's message named first."""
-    from matplotlib.figure import Figure           # on first need: a second to import
+    # On first need: matplotlib takes a second to import.
     import matplotlib
+    from matplotlib.figure import Figure
 
     exercises = list(reversed(sheet["exercises"]))            # the worst at the top
     kinds = []
@@ -305,23 +313,27 @@ def plot(sheet: dict) -> str:
     words = {r["kind"]: r["label"] for e in sheet["exercises"] for r in e["kinds"]}
     mistakes = [k for k in kinds if is_mistake(k)]
     colour = {k: COLOURS[i % len(COLOURS)] for i, k in enumerate(mistakes)}
-    height = 1.0 + 0.45 * len(exercises) + 0.22 * (len(kinds) + 1)
+    height = 0.9 + 0.42 * len(exercises) + 0.2 * (len(kinds) + 1)
     with matplotlib.rc_context({"svg.hashsalt": "class-mistakes", "svg.fonttype": "path",
                                 "font.size": 9}):
-        figure = Figure(figsize=(7.5, height))
-        axes = figure.add_axes([0.22, 0.14 + 0.24 * (len(kinds) + 1) / height, 0.74,
-                                0.75 - 0.24 * (len(kinds) + 1) / height])
+        figure = Figure(figsize=(9, height), layout="constrained")
+        axes = figure.add_subplot()
         left = [0] * len(exercises)
         for kind in ["passed", *kinds]:
             counts = [e["first"].get(kind, 0) for e in exercises]
             if not any(counts):
                 continue
             name = ("full points" if kind == "passed" else
-                    _plain(words.get(kind) or label(kind, ""))[:70])
-            axes.barh(range(len(exercises)), counts, left=left,
-                      color=PASSED if kind == "passed" else colour.get(kind, OUTCOME),
-                      hatch="" if kind == "passed" or is_mistake(kind) else "//",
-                      edgecolor="white", label=name)
+                    _plain(words.get(kind) or label(kind, "")))
+            bars = axes.barh(range(len(exercises)), counts, left=left,
+                             color=PASSED if kind == "passed" else colour.get(
+                                 kind, OUTCOME_COLOURS.get(kind, "#bfc5ca")),
+                             hatch="//" if kind in ("not_graded", "not_run") else "",
+                             edgecolor="white",
+                             label=name if len(name) <= 90 else name[:89] + "…")
+            axes.bar_label(bars, [str(n) if n else "" for n in counts], label_type="center",
+                           fontsize=8, color="white" if kind in colour or kind == "passed"
+                           else "black")
             left = [a + b for a, b in zip(left, counts)]
         axes.set_yticks(range(len(exercises)), [_plain(e["id"]) for e in exercises])
         axes.set_xlim(0, max(1, sheet["learners"]))
@@ -330,9 +342,7 @@ def plot(sheet: dict) -> str:
         axes.xaxis.get_major_locator().set_params(integer=True)
         axes.set_title(_plain(sheet["worksheet"]), loc="left")
         axes.spines[["top", "right"]].set_visible(False)
-        figure.legend(loc="lower left", bbox_to_anchor=(0.02, 0.01), frameon=False,
-                      fontsize=8, ncols=1)
-        import io
+        figure.legend(loc="outside lower left", frameon=False, fontsize=8, ncols=2)
         out = io.BytesIO()
         figure.savefig(out, format="svg", metadata={"Date": None})
     return "data:image/svg+xml;base64," + base64.b64encode(out.getvalue()).decode("ascii")

@@ -238,6 +238,9 @@ def cli_grade(argv: list[str]) -> int:
         report.check_target(target)
         report.check_target(target.with_suffix(".csv"))
         report.check_target(page)
+        if page.resolve() in (target.resolve(), target.with_suffix(".csv").resolve()):
+            raise report.UnsafeReport(f"{page} is the report itself: give --html a page "
+                                      f"of its own (a name ending .html)")
     except report.UnsafeReport as e:
         print(f"error: {report.printable(e)}", file=err)
         return 2

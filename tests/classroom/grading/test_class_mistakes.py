@@ -27,11 +27,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from chromium import ARTEFACTS, BROWSER_MARKS, CHROMIUM, FLAGS, sync_playwright
 
 from bpe_course.classroom.checking.verdicts import KINDS
 from bpe_course.classroom.grading import bubblewrap, class_mistakes
 from bpe_course.classroom.worksheets import WORKSHEETS
-from chromium import ARTEFACTS, BROWSER_MARKS, CHROMIUM, FLAGS, sync_playwright
 
 SANDBOX = [] if bubblewrap.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
 ROOT = Path(__file__).resolve().parents[3]
