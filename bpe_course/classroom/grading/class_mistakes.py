@@ -420,7 +420,8 @@ def page(data: dict, title: str = "What the class got wrong") -> str:
                    "<tr><th>worksheet</th><th>exercise</th><th>kind of mistake</th>"
                    "<th>learners</th><th>share</th></tr></thead><tbody>")
         for n, share, sheet, exercise, row in top:
-            out.append(f"<tr><td>{text(sheet)}</td><td><code>{text(exercise)}</code></td>"
+            out.append(f'<tr><td>{text(sheet)}</td><td><a href="#ex-{text(sheet)}-'
+                       f'{text(exercise)}"><code>{text(exercise)}</code></a></td>'
                        f"<td>{text(row['label'])}</td><td class=\"n\">{n}</td>"
                        f"<td class=\"n\">{share:.0%}</td></tr>")
         out.append("</tbody></table>")

@@ -204,6 +204,9 @@ def test_the_page_counts_what_the_json_counts_and_shows_learner_strings_as_text(
     parsed = Page(text)
     assert not [t for t, a in parsed.tags if t == "script" or any(k.startswith("on") for k in a)]
     assert [a["src"][:26] for t, a in parsed.tags if t == "img"] == ["data:image/svg+xml;base64,"]
+    ids = {a["id"] for t, a in parsed.tags if "id" in a}
+    links = [a["href"] for t, a in parsed.tags if t == "a"]
+    assert links and all(link[:1] == "#" and link[1:] in ids for link in links)
     top = parsed.rows["top"]
     assert top[1][:5] == [SHEET, "merge", "it does not skip past a match", "2", "40%"]
     words = " ".join(parsed.text)
