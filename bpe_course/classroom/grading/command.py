@@ -28,9 +28,9 @@ The report (`report`) is written atomically after every notebook, with a
 CSV beside it; `--resume` skips notebooks already in it with the same
 content. After the run, an HTML page (`class_mistakes`, `--html`, beside the
 JSON by default) says, per worksheet and exercise, which kinds of mistake the
-class made and how many learners made each. Anything that goes wrong with one notebook becomes its `error`;
-the command exits 0 whenever it could write the report. `--jobs` defaults to
-the cores not already busy (`free_cores`).
+class made and how many learners made each. Anything that goes wrong with one
+notebook becomes its `error`; the command exits 0 whenever it could write the
+report. `--jobs` defaults to the cores not already busy (`free_cores`).
 """
 
 from __future__ import annotations
@@ -278,7 +278,8 @@ def cli_grade(argv: list[str]) -> int:
         """Write the report of what is graded so far; return it (its totals end the table).
         A report that cannot be written is said at once, and the command exits 1."""
         data = report.report([results[k] for k in sorted(results)], options.seed, how)
-        data["class_mistakes"] = class_mistakes.tally(data)
+        with contextlib.suppress(Exception):     # never the report's loss: the page says it
+            data["class_mistakes"] = class_mistakes.tally(data)
         try:
             report.save(target, data, worksheets)
         except OSError as e:
