@@ -28,9 +28,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from chromium import ARTEFACTS, BROWSER_MARKS, CHROMIUM, FLAGS, sync_playwright
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_course.classroom.checking.verdicts import KINDS
 from bpe_course.classroom.grading import bubblewrap, class_mistakes
+from bpe_course.classroom.grading.report import printable
 from bpe_course.classroom.worksheets import WORKSHEETS
 
 SANDBOX = [] if bubblewrap.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
@@ -233,6 +236,29 @@ def test_the_page_survives_any_string_a_learner_controls():
     assert [t for t, _ in parsed.tags].count("script") == 0
     assert "\u202e" not in text and "\x1b" not in text and "\\u202eevil" in text
     assert len(parsed.rows["failures"]) == 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_any_learner_string_is_shown_as_the_text_the_terminal_shows(name, message):
+    data = {"notebooks": [{"path": f"{name}/02.ipynb", "student": name, "worksheet": SHEET,
+                           "score": 0, "max_score": 2, "error": message or "x", "exercises": [
+                               {"id": "merge", "score": 0, "max_score": 2, "message": message,
+                                "mistakes": [{"kind": "none", "label": "returned None",
+                                              "cases": 1, "says": message, "hint": ""}]}]}],
+            "students": [{"student": name, "worksheets": {SHEET: {"path": f"{name}/02.ipynb"}}}]}
+    text = class_mistakes.page(data)
+    text.encode("utf-8")
+    parsed = Page(text)
+    assert {t for t, _ in parsed.tags} <= ALLOWED_TAGS
+    assert not [a for _, attrs in parsed.tags for a in attrs if a.startswith("on")]
+    shown = "".join(parsed.text)
+    assert printable(f"{name}/02.ipynb") in shown and printable(message or "x") in shown
+
+
+ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "table",
+                "thead", "tbody", "tr", "th", "td", "code", "a", "section", "img", "br", "div",
+                "span", "details", "summary"}
 
 
 def test_a_report_from_an_earlier_grader_is_counted_as_unrecorded():
