@@ -75,18 +75,28 @@ OUTCOMES = {
 _KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
+# `KINDS`' words are what a message contains; where they are no phrase on their own:
+_LABELS = {"course_error": "an error inside a course function the answer called"}
+
+
 def label(kind: str, says: str) -> str:
     """A kind's plain words: `KINDS`' or `OUTCOMES`', else the first clause of what the
-    checker said (a recogniser's sentence starts with its name for the mistake)."""
-    if kind in KINDS:
-        return KINDS[kind]
+    checker said (a recogniser's sentence starts with its name for the mistake).
+
+    >>> label("tie", "your segmentation has the same total: on a tie keep the longer piece")
+    'your segmentation has the same total'
+    >>> label("fffd", "U+FFFD (the replacement character) is dropped too. Keep it.")
+    'U+FFFD (the replacement character) is dropped too'
+    """
+    if kind in _LABELS or kind in KINDS:
+        return _LABELS.get(kind) or KINDS[kind]
     if kind in OUTCOMES:
         return OUTCOMES[kind][0]
     if kind.startswith("unnamed_") and kind[8:] in BREAKS:
         words = BREAKS[kind[8:]][1].replace("fails an edge", "it fails an edge")
         return f"a mistake the checker does not name: {words}"
-    first = re.split(r": |\. |; | \(", says.strip(), maxsplit=1)[0].rstrip(".")
-    return first[:80] or kind.replace("_", " ")
+    first = re.split(r": |\. |; ", says.strip(), maxsplit=1)[0].rstrip(".")
+    return (first if len(first) <= 100 else first[:99] + "…") or kind.replace("_", " ")
 
 
 def is_mistake(kind: str) -> bool:
