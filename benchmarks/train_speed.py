@@ -191,8 +191,9 @@ def lab_shard(path: str | None) -> Path | None:
 
 
 def write_corpora(folder: Path, cases: list[str]) -> dict[str, Path]:
-    from bpe_course import corpora
     from pydoc_data.topics import topics
+
+    from bpe_course import corpora
     paths = {}
     for case in cases:
         if case == "stdlib":

@@ -22,8 +22,8 @@ import random
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 from operator import add
+from pathlib import Path
 
 from bpe_course import GPT4_SPLIT_PATTERN, OpenAITokenizer, corpora
 from bpe_course.pretokenize import count_pretokens, split_pretokens
