@@ -1,7 +1,7 @@
 """Training speed of train_bpe beside the naive loop and Rust trainers, measured in one run.
 
     python benchmarks/train_speed.py [--rounds 3] [--cases small,prose,code,stdlib,lab]
-                                     [--other FOLDER] [--lab FILE]
+                                     [--other FOLDER] [--lab FILE] [--peers rustbpe,...]
 
 Every measurement runs in a fresh Python process, so none inherits another's
 memory or caches; rounds are interleaved (A, B, C, A, B, C, ...) so that a
@@ -246,6 +246,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cases", default="small,prose,code,stdlib,lab")
+    parser.add_argument("--peers", default=",".join(PEERS),
+                        help="which peers to run, when installed (comma-separated; '' for none)")
     parser.add_argument("--lab", metavar="FILE",
                         help="the multilingual case's corpus (default: the lab corpus's first "
                              "shard, train-00000.txt in bpe_course.lab.corpus.lab_cache())")
@@ -262,8 +264,11 @@ def main() -> None:
         print(f"lab: skipped, no shard at {args.lab or 'the lab cache'}; build it with "
               f"`python -m bpe_course corpus build --size 66MB` (downloads Debian packages)")
         cases.remove("lab")
-    peers = [p for p in PEERS if available(p)]
-    missing = [p for p in PEERS if p not in peers]
+    wanted = [p for p in args.peers.split(",") if p]
+    if any(p not in PEERS for p in wanted):
+        parser.error(f"--peers: choose from {', '.join(PEERS)}")
+    peers = [p for p in wanted if available(p)]
+    missing = [p for p in wanted if p not in peers]
     with tempfile.TemporaryDirectory() as folder:
         paths = write_corpora(Path(folder), [c for c in cases if c != "lab"])
         if lab is not None and "lab" in cases:
