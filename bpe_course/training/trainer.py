@@ -273,7 +273,7 @@ def merge_pair(pair: str, new: str, words: list[str], freqs: list[int],
     a, b = pair
     before: defaultdict[str, list[int]] = defaultdict(list)
     after: defaultdict[str, list[int]] = defaultdict(list)
-    touching: list[int] = []                 # words where two occurrences touch, once each
+    touching: list[int] = []                 # a word, once per place two occurrences touch
     for i in where.pop(pair):
         w = words[i]
         head, sep, tail = w.partition(pair)
