@@ -59,14 +59,19 @@ class Case:
     tokens: dict | None = None     # {id: bytes}: show merges of ids (ranks) as these bytes
     breaks: str = EDGE             # what a failure breaks: a key of BREAKS
     # What the case probes besides its value, which names the mistake when it fails (see
-    # `checking.verdicts.diagnose`): "unchanged:K" (the answer is (result, argument K
-    # afterwards)), "fresh" (a second instance, or a second call, must not see the first's
-    # state), "lost" (state that must survive save/load or another registration),
-    # "round_trip" (decode(encode(text)) must give text back), "text" (a file must be
-    # text), "by_hand" (a function the worksheet forbids must not be called).
+    # `checking.diagnosis`): "unchanged:K" (the answer is (result, argument K afterwards)),
+    # "new:K" (the answer is (result is not argument K, result): a new object is asked),
+    # "fresh" (a second instance, or a second call, must not see the first's state),
+    # "attr:NAME" (the answer is an attribute the constructor must set), or one of the
+    # worksheet's own (`Worksheet.probes`): "lost" (state that must survive save/load or
+    # another registration), "round_trip" (decode(encode(text)) must give text back),
+    # "text" (a file must be text), "by_hand" (a function the worksheet forbids must not
+    # be called).
     probe: str = ""
     # Hints keyed by what came back: a diagnosis kind ("type", "raised:KeyError", ...)
-    # or the answer's repr; the first that matches replaces `hint`.
+    # or the answer's repr; the first that matches replaces `hint`. `hint` itself says what
+    # the case checks and names no mistake (it is shown when no kind is recognised, so it
+    # must not guess one): the words for one mistake go here, under its kind.
     when: dict = field(default_factory=dict)
 
 
@@ -91,12 +96,13 @@ class Checker:
     own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
     allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
     # Recognises a mistake from what came back: `recognize(inputs, expected, got)` with the
-    # case's inputs (see `checking.verdicts.inputs_of`) returns (kind, sentence) or None.
+    # case's inputs (see `checking.diagnosis.inputs_of`) returns (kind, sentence) or None.
     recognize: Callable[[dict, object, object], tuple[str, str] | None] | None = None
-    # Set from the checker's `Worksheet` (its `helpers`, `forbidden` and `hidden`):
+    # Set from the checker's `Worksheet` (its `helpers`, `forbidden`, `hidden`, `probes`):
     helpers: tuple[str, ...] = field(default=(), init=False)
     forbidden: tuple[str, ...] = field(default=(), init=False)
     hidden: Callable[[random.Random], list[Group]] | None = field(default=None, init=False)
+    probes: dict = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.groups = functools.lru_cache(maxsize=None)(self.groups)
@@ -125,7 +131,10 @@ class Worksheet:
     - `hidden`: by exercise, the hidden cases drawn afresh for each grading run,
       `rng -> groups` (see `groups_for`);
     - `naive_timings`: the (text, vocab size) on which the grader's driver times the
-      course's naive trainer before any learner code runs, for a speed case.
+      course's naive trainer before any learner code runs, for a speed case;
+    - `probes`: what this worksheet's own probes say (`Case.probe`, the name before any
+      colon): `probe(expected, got) -> (kind, words)` or `(kind, words, final)`, or None
+      when the answer shows no such mistake (see `checking.diagnosis`).
 
     Each checker gets its helpers, forbidden names and hidden cases from here.
 
@@ -145,6 +154,7 @@ class Worksheet:
     forbidden: dict[str, tuple[str, ...]] = field(default_factory=dict)
     hidden: dict[str, Callable[[random.Random], list[Group]]] = field(default_factory=dict)
     naive_timings: Callable[[], list[tuple[str, int]]] = list
+    probes: dict[str, Callable[[object, object], tuple | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.checkers]
@@ -161,6 +171,7 @@ class Worksheet:
             checker.helpers = tuple(self.helpers.get(checker.name, ()))
             checker.forbidden = tuple(self.forbidden.get(checker.name, ()))
             checker.hidden = self.hidden.get(checker.name)
+            checker.probes = dict(self.probes)
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -215,6 +226,14 @@ def escaped(x) -> str:
         out.append(ch if ch.isascii() or not misleads else
                    f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
     return "".join(out)
+
+
+def outcome(expected, got, limit: int = 100) -> str:
+    """What came back instead of `expected`, in a few words (for a worksheet's probes)."""
+    from ..checking.plain import Raised
+    if isinstance(got, Raised):
+        return f"it raised {got.type_name}: {got.message[:limit]}"
+    return f"it gave {escaped(got)[:limit]} instead of {escaped(expected)[:limit]}"
 
 
 def calls(name: str, args_list, hint: str = "") -> list[Case]:

@@ -134,6 +134,15 @@ def encode_code_point_groups() -> list[Group]:
                   hidden=True)]
 
 
+def by_hand(expected, got):
+    """The probe "by_hand": the bytes computed without str.encode."""
+    if got is True:
+        return ("by_hand", "not by hand: your function calls str.encode (or another "
+                "encoder), which this exercise asks you to do yourself with shifts and "
+                "masks.")
+    return None
+
+
 # The worksheet asks for UTF-8 "by hand": an answer that calls str.encode breaks that rule.
 BY_HAND = Case("encode_code_point(0x41) and 'encode' in encode_code_point.__code__.co_names",
                "Compute the bytes with shifts and masks (>>, &, |), as the table shows, "
@@ -292,4 +301,5 @@ WORKSHEET = Worksheet(
             + [(list(t.encode()),) for t in _texts(rng, 15)],
             "Decode with errors='replace'.") + [_unchanged_bytes(rng) for _ in range(3)])],
     },
+    probes={"by_hand": by_hand},
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .common import (CONTRACT, DECODE, EDGE, REAL, REF, STATE, WRONG, Case, Checker, Group,
-                     Worksheet, code, course_ref, escaped, prose, random_texts)
+                     Worksheet, code, course_ref, escaped, outcome, prose, random_texts)
 
 
 def get_stats_groups() -> list[Group]:
@@ -303,6 +303,17 @@ DECODE_HINT = ("decode joins the bytes of every id (self.vocab) and decodes them
                "'\ufffd' instead of raising.")
 
 
+def round_trip(expected, got):
+    """The probe "round_trip": decode(encode(text)) must give the text back."""
+    return ("round_trip", f"decode does not give the text back: {outcome(expected, got)}. "
+            f"decode joins the bytes of each id (self.vocab) and decodes the whole with "
+            f"errors='replace'.", False)
+
+
+# What this worksheet's probes say (see `Case.probe`); worksheets 04 to 06 use them too.
+PROBES = {"round_trip": round_trip}
+
+
 # Keyed by what came back: the course's best_pair raised inside the learner's training loop.
 BEST_PAIR = {"course:best_pair": (
     "best_pair(stats, vocab) reads the bytes of both ids of every pair in `vocab`: "
@@ -488,4 +499,5 @@ WORKSHEET = Worksheet(
     hidden={"get_stats": _get_stats_hidden, "merge": _merge_hidden,
             "encode_bytes": _encode_bytes_hidden,
             "basic_tokenizer": _tokenizer_hidden("BasicTokenizer")},
+    probes=PROBES,
 )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .common import (CONTRACT, DECODE, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, REGEX,
                      STATE, TOKENIZER, WRONG, Case, Checker, Group, Worksheet, course_ref,
                      prose)
-from .ws02 import BEST_PAIR, MERGES_HINT, ORDER_HINT, recognize_tokenizer, tokenizer_groups
+from .ws02 import (BEST_PAIR, MERGES_HINT, ORDER_HINT, PROBES, recognize_tokenizer,
+                   tokenizer_groups)
 
 
 def chunked_stats_groups() -> list[Group]:
@@ -226,4 +227,5 @@ WORKSHEET = Worksheet(
     helpers={"chunked_stats": ("bpe_course.pairs.get_stats",),
              "regex_tokenizer": ("bpe_course.pairs",)},
     hidden={"chunked_stats": _chunked_stats_hidden, "regex_tokenizer": _regex_tokenizer_hidden},
+    probes=PROBES,
 )

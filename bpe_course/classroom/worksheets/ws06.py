@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import ws02
 from .common import (CONTRACT, DECODE, EOT, HARD_TEXTS, REAL, REF, REGEX, TOKENIZER, WRONG, Case,
                      Checker, Group, Worksheet, code, course_ref, prose, random_texts)
 
@@ -262,4 +263,5 @@ WORKSHEET = Worksheet(
                                 "bpe_course.pretokenize", "bpe_course.openai.encodings")},
     forbidden={"gpt4_tokenizer": ("bpe_course.openai.encodings.get_encoding",)},
     hidden={"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden},
+    probes=ws02.PROBES,
 )
