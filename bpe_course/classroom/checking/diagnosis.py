@@ -289,13 +289,13 @@ def _new_object(checker: Checker, case: Case, index: str, expected, got, inputs:
         inner = _structure(expected[1], got[1], f"your {target}") or _recognized(
             checker, inputs, expected[1], got[1])
     if got[0] is False:
-        words = (f"your {target} returned its input `{name}` itself, not a new "
+        words = (f"your {target} returned its input itself (`{name}`), not a new "
                  f"{_kind_of(expected[1])}: " + ("the value is right, but " if inner is None
                                                  else "") +
-                 f"it is the very object the caller passed, so whoever changes one changes "
-                 f"the other (a trainer that merges again, a caller that appends). Return a "
-                 f"new one even when nothing changes: a copy (list(...), dict(...)) or a "
-                 f"value built afresh.")
+                 "it is the very object the caller passed, so whoever changes one changes "
+                 "the other (a trainer that merges again, a caller that appends). Return a "
+                 "new one even when nothing changes: a copy (list(...), dict(...)) or a "
+                 "value built afresh.")
         return Diagnosis("aliased", words + (f" Also: {inner.text}" if inner else ""))
     return inner
 
@@ -307,14 +307,16 @@ def _fresh(checker: Checker, case: Case, argument: str, expected, got, inputs: d
 
 def _attribute(checker: Checker, case: Case, name: str, expected, got, inputs: dict):
     """"attr:NAME": the answer is an attribute the constructor must set."""
-    if isinstance(got, Raised) and got.type_name != "AttributeError":
+    if not isinstance(got, Raised):         # set, to something else: the case's hint says more
+        return Diagnosis("attribute", f"your {checker.target} does not set `self.{name}` to "
+                         f"what the worksheet asks: it should be {show(expected, 100)} here, "
+                         f"and it is {show(got, 100)}.", final=False)
+    if got.type_name != "AttributeError":
         return None                         # an error in the constructor: it speaks for itself
-    did = (f"reading it raised {got.type_name}" if isinstance(got, Raised)
-           else f"it is {show(got, 100)}")
-    return Diagnosis("attribute", f"your {checker.target} does not set `self.{name}` as the "
-                     f"worksheet asks: it should be {show(expected, 100)} here, and {did}. "
-                     f"__init__ keeps it there, where the other methods (and a save) read "
-                     f"it.")
+    return Diagnosis("attribute", f"your {checker.target} does not set `self.{name}`, which "
+                     f"the worksheet asks for: it should be {show(expected, 100)} here, and "
+                     f"reading it raised AttributeError. __init__ keeps it there, where the "
+                     f"other methods (and a save) read it.")
 
 
 # The probes every worksheet may use, by the name before the colon in `Case.probe`; a

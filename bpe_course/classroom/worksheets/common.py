@@ -46,6 +46,26 @@ BREAKS = {
     "edge": (1.0, "fails an edge case"),
 }
 WRONG, DECODE, STATE, CONTRACT, EDGE = "wrong", "decode", "state", "contract", "edge"
+# What a failed case breaks when its kind says it, whatever the worksheet: the README's
+# table, applied the same everywhere (a test walks every case against it, `table_breaks`).
+PROBE_BREAKS = {"unchanged": CONTRACT, "new": CONTRACT, "attr": CONTRACT, "by_hand": CONTRACT,
+                "text": CONTRACT, "fresh": STATE, "lost": STATE, "round_trip": DECODE}
+
+
+def table_breaks(case) -> str | None:
+    """What the cap table says a failure of `case` breaks, when its probe or its expected
+    answer says it (an exception the worksheet asks for is a stated rule: raising the wrong
+    one, or none, breaks it), else None (the case's own `breaks` stands).
+
+    >>> table_breaks(Case("f([1])", probe="unchanged:0")), table_breaks(Case("f([1])"))
+    ('contract', None)
+    """
+    from ..checking.plain import Raised
+    if case.probe:
+        return PROBE_BREAKS.get(case.probe.partition(":")[0])
+    if isinstance(case.expected, Raised):
+        return CONTRACT
+    return None
 
 
 @dataclass
@@ -269,6 +289,16 @@ def unchanged(name: str, args: tuple, keep: int, hint: str, params: tuple = ()) 
     lines = [f"{n} = {escaped(a)}" for n, a in zip(names, args)]
     lines += [f"result = {name}({', '.join(names)})", f"(result, {names[keep]})"]
     return Case("\n".join(lines), hint, breaks=CONTRACT, probe=f"unchanged:{keep}")
+
+
+def new_object(name: str, args: tuple, keep: int, hint: str, params: tuple = ()) -> Case:
+    """Call `name(*args)`; the answer is (whether the result is a new object, not argument
+    `keep` itself, and the result): a function that hands its input back where the worksheet
+    asks for a new value fails, even when the value is right."""
+    names = list(params) or [f"arg{i}" for i in range(len(args))]
+    lines = [f"{n} = {escaped(a)}" for n, a in zip(names, args)]
+    lines += [f"result = {name}({', '.join(names)})", f"(result is not {names[keep]}, result)"]
+    return Case("\n".join(lines), hint, breaks=CONTRACT, probe=f"new:{keep}")
 
 
 def random_ids(rng: random.Random, low: int = 0, high: int = 6, size: int = 40) -> list[int]:

@@ -299,7 +299,7 @@ def _save_load_hidden(rng):
     """Round trips of tokenizers with a pattern that is not the default, trained on a page of
     prose and code, then encoding real text. The saved file is loaded only if it is text: a
     load that would run a pickle is never run, so a pickle fails every case here."""
-    from .common import REAL, training_pages
+    from .common import training_pages
     same = "tok2 must encode exactly like tok after load (the pattern restored and recompiled)."
     groups = []
     for pattern, (value, doc) in PATTERNS.items():
