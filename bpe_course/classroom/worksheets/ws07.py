@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .common import (CONTRACT, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, WRONG, Case,
-                     Checker, Group, Worksheet, code, course_ref, escaped, prose)
+from .common import (CONTRACT, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, STATE, WRONG,
+                     Case, Checker, Group, Worksheet, code, course_ref, escaped, prose)
 
 FAST_HINT = ("Count each distinct pre-token once, with how often it occurs; keep the pair "
              "counts from one merge to the next and, after a merge, update only the "
@@ -130,7 +130,7 @@ def merge_words_groups() -> list[Group]:
                Case("words = dict(WORDS)\nstats = stats_of(words)\n"
                     "new = merge_words(words, stats, (b'x', b'y'))\n(new is not words, new)",
                     "Return a new dict, even when no word holds the pair: the trainer keeps "
-                    "merging the result.", breaks=CONTRACT, probe="new:0"),
+                    "merging the result.", breaks=STATE, probe="new:0"),
                Case("words = dict(WORDS)\nstats = stats_of(words)\n"
                     "stats[(b'o', b'k')] = 7      # counted in words this call is not given\n"
                     "new = merge_words(words, stats, (b'u', b'g'))\nsorted(stats.items())",

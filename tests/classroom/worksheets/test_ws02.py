@@ -406,7 +406,7 @@ def tokenizer_encoding_to_tokens(ns):
 
 # -- answers that pass most visible cases: issue 33's learners wrote them ----------------------------
 
-@wrong("merge", KINDS["aliased"], breaks="contract")
+@wrong("merge", KINDS["aliased"], breaks="state")
 def merge_returning_ids_when_the_pair_is_absent(ns):
     def merge(ids, pair, idx):
         if pair not in zip(ids, ids[1:]):

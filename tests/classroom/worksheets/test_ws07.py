@@ -406,7 +406,7 @@ def merge_words_recounting_everything(ns):
     return merge_words
 
 
-@wrong("merge_words", KINDS["aliased"], breaks="contract")
+@wrong("merge_words", KINDS["aliased"], breaks="state")
 def merge_words_returning_the_words_when_nothing_merges(ns):
     right = ns["merge_words"]
 
