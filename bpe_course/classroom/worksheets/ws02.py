@@ -381,8 +381,8 @@ def tokenizer_groups(cls: str, pattern_arg: str = "") -> list[Group]:
                     "vocab[a] + vocab[b] for every merge.", breaks=WRONG)],
               setup=f"{make}\ntok.train('aaabdaaabac', 259)"),
         Group([Case("tok.merges", "Every pair occurs once here, so this is all about ties: "
-                    "use best_pair(stats, self.vocab), which picks the greatest "
-                    "(bytes of left, bytes of right), not max(stats, key=stats.get).",
+                    "best_pair(stats, self.vocab) picks the pair whose (bytes of left, bytes "
+                    "of right) is greatest, and that pair is merged first.",
                     breaks=WRONG, when=BEST_PAIR)],
               setup=f"{make}\ntok.train('abcd', 257)"),
         Group([Case("tok.merges", "With fewer than two bytes there is no pair to count: "
