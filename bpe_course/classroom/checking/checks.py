@@ -29,7 +29,7 @@ says so in one line instead of raising NameError.
 >>> verdict.passed, verdict.cases
 (False, 3)
 >>> print(verdict.message.splitlines()[0])
-❌ merge: case 3 of 12 failed.
+❌ merge: case 3 of 16 failed.
 """
 
 from __future__ import annotations
@@ -125,6 +125,8 @@ def check(name: str, target=FIND, hidden: bool = False, time_limit: float = 30.0
 
 # The classroom's own machinery keeps working while a check runs (it never gives answers).
 CHECKING = ("bpe_course.classroom.checking.checks", "bpe_course.classroom.checking.verdicts",
+            "bpe_course.classroom.checking.judgement", "bpe_course.classroom.checking.diagnosis",
+            "bpe_course.classroom.checking.location", "bpe_course.classroom.checking.reproduction",
             "bpe_course.classroom.worksheets")
 
 

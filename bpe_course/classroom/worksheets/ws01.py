@@ -47,11 +47,12 @@ def wrong_calls(name: str, args_list, hint: str = "") -> list[Case]:
 
 
 def utf8_bytes_groups() -> list[Group]:
-    lone = Case("utf8_bytes('\\ud800')", SURROGATE_HINT, expected=Raised("UnicodeEncodeError", ""))
+    lone = Case("utf8_bytes('\\ud800')", SURROGATE_HINT, expected=Raised("UnicodeEncodeError", ""),
+                breaks=CONTRACT)
     return [Group(text_cases("utf8_bytes", UTF8_TEXTS, BYTES_HINT) + [lone]),
             Group(wrong_calls("utf8_bytes", [(t,) for t in random_texts(1, 20)], BYTES_HINT)
                   + [Case("utf8_bytes('a\\udc80b')", SURROGATE_HINT,
-                          expected=Raised("UnicodeEncodeError", ""))],
+                          expected=Raised("UnicodeEncodeError", ""), breaks=CONTRACT)],
                   hidden=True)]
 
 
@@ -132,6 +133,15 @@ def encode_code_point_groups() -> list[Group]:
             Group([Case(f"encode_code_point({hex(cp)})", four, breaks=WRONG) for cp in hidden]
                   + [Case("encode_code_point(0xdabc)", surrogate, breaks=CONTRACT)],
                   hidden=True)]
+
+
+def by_hand(expected, got):
+    """The probe "by_hand": the bytes computed without str.encode."""
+    if got is True:
+        return ("by_hand", "not by hand: your function calls str.encode (or another "
+                "encoder), which this exercise asks you to do yourself with shifts and "
+                "masks.")
+    return None
 
 
 # The worksheet asks for UTF-8 "by hand": an answer that calls str.encode breaks that rule.
@@ -292,4 +302,5 @@ WORKSHEET = Worksheet(
             + [(list(t.encode()),) for t in _texts(rng, 15)],
             "Decode with errors='replace'.") + [_unchanged_bytes(rng) for _ in range(3)])],
     },
+    probes={"by_hand": by_hand},
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import ws02
 from .common import (CONTRACT, DECODE, EOT, HARD_TEXTS, REAL, REF, REGEX, TOKENIZER, WRONG, Case,
                      Checker, Group, Worksheet, code, course_ref, prose, random_texts)
 
@@ -227,7 +228,7 @@ def _gpt4_hidden(rng):
     o200k_base, where its pattern differs from cl100k_base's. cl100k_base's pattern is also
     the default of the course's RegexTokenizer, so its cases cannot tell whether the answer
     uses SPLIT_PATTERNS[encoding]: o200k_base's real text carries the weight."""
-    from .common import REAL, random_texts, world_page
+    from .common import random_texts, world_page
     texts = random_texts(rng.randrange(2**31), 30)
     pages = {f"PAGE{k}": world_page(rng) for k in range(5)}
     groups = []
@@ -262,4 +263,5 @@ WORKSHEET = Worksheet(
                                 "bpe_course.pretokenize", "bpe_course.openai.encodings")},
     forbidden={"gpt4_tokenizer": ("bpe_course.openai.encodings.get_encoding",)},
     hidden={"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden},
+    probes=ws02.PROBES,
 )
