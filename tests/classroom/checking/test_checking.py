@@ -127,14 +127,12 @@ def _import_cell_names(worksheet: str) -> set:
     """The names a worksheet's first cells give a learner: its locked import cell."""
     import nbformat
     nb = nbformat.read(ROOT / "solutions" / f"{worksheet}.ipynb", as_version=4)
-    names: set = set()
+    namespace: dict = {}            # one namespace, as the notebook's cells share one
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade"):
-            namespace: dict = {}
             exec(cell.source, namespace)
-            names |= set(namespace)
-    return names
+    return set(namespace)
 
 
 def _free_names(code: str) -> set:
