@@ -279,6 +279,8 @@ class Driver:
 def main(job_file: str) -> None:
     with open(job_file, encoding="utf-8") as f:
         job = json.load(f)
+    if isinstance(job.get("job_fd"), int):      # read: out of the learner's reach from now
+        os.close(job["job_fd"])
     to_grader = job.get("report_fd")
     limit({k: v for k, v in job.items() if k != "processes"})
     devnull = os.open(os.devnull, os.O_WRONLY)
