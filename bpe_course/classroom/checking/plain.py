@@ -182,9 +182,9 @@ def _crowded(data) -> int:
     values = []
     _hashables(data, values)
     hashed = []
-    for v in values:
+    for i, v in enumerate(values):
         try:
-            hashed.append((hash(v), len(hashed)))
+            hashed.append((hash(v), i))
         except TypeError:            # a tuple holding a list: never a key, never in a set
             continue
     hashed.sort()

@@ -153,6 +153,27 @@ def cpu_used() -> tuple | None:
     return (last, tuple(tasks)), total
 
 
+def group_cpu(fd: int) -> float | None:
+    """CPU seconds every process of the sandbox's cgroup has used, threads and processes
+    that ended included, from the descriptor the grader opened on its counter
+    (`kernel_limits.SandboxGroup.cpu_file`: cgroup v1's `cpuacct.usage` in nanoseconds,
+    or v2's `cpu.stat`), or None."""
+    try:
+        text = os.pread(fd, 4096, 0).decode("ascii")
+        if text.startswith("usage_usec "):
+            return int(text.split()[1]) / 1e6
+        return int(text) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def own_cpu() -> float:
+    """CPU seconds this process (the driver, every thread) has used."""
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Driver:
     """The driver's side: forwards the learner's messages to the grader, stamped with the
     level in force, hands out each level's helpers in order, and times the speed check."""
@@ -209,9 +230,11 @@ class Driver:
     def time_round(self) -> None:
         """One round of the speed check: reveal a text the learner's process has never seen,
         and time, with this process's clocks, until its trainer's answer comes back: the
-        CPU time every process of the notebook's spent meanwhile (`cpu_used`), and the wall
-        time when a process or thread started or ended meanwhile (which the CPU count could
-        miss)."""
+        CPU time every process of the notebook's spent meanwhile. Where the sandbox has a
+        cgroup, its counter (`group_cpu`) less the driver's own time: threads and processes
+        count whether they ended or not, and a classmate's sandbox is in another group.
+        Without one, `cpu_used` over the processes alive, and the wall time when a process
+        or thread started or ended meanwhile (which that count could miss)."""
         speed = self.speed
         if (not speed or not self.rounds or self.level > speed["level"]
                 or speed.get("abandoned")):
@@ -227,12 +250,13 @@ class Driver:
         allowed = max(2.0, entry["naive"] * 2)
         message = json.dumps({"text": entry["text"], "vocab_size": speed["vocab_size"],
                               "limit": allowed}).encode()
-        before = cpu_used()
+        group = self.job.get("cpu_fd")
+        before = cpu_used() if group is None else (group_cpu(group), own_cpu())
         start = time.monotonic()
         send_block(self.to_learner, message)
         line = self.lines.next(deadline=start + allowed + 5)
         wall = time.monotonic() - start
-        after = cpu_used()
+        after = cpu_used() if group is None else (group_cpu(group), own_cpu())
         answer, cpu = b"", None
         if line is None or not line.startswith(b"speed-answer "):
             speed["abandoned"] = True
@@ -241,7 +265,11 @@ class Driver:
                 self.handle(line)
         else:
             answer = line[len(b"speed-answer "):]
-            if before is not None and after is not None and before[0] == after[0]:
+            if group is not None and None not in (before[0], after[0]):
+                # the whole sandbox's CPU time but the driver's own: the learner's process
+                # tree, every thread and process it started or ended meanwhile included
+                cpu = max(0.0, (after[0] - before[0]) - (after[1] - before[1]))
+            elif before is not None and after is not None and before[0] == after[0]:
                 cpu = max(0, after[1] - before[1]) / 1e9
         self.forward("speed", answer, seed=entry["seed"], naive=entry["naive"], wall=wall,
                      cpu=cpu, limit=allowed)

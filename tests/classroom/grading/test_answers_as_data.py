@@ -66,6 +66,8 @@ def test_honest_answers_come_back_whole():
     for answer in [merges, {(-1, -2): 1, (-2, -1): 2}, [(-1,), (-2,)], {b"a", b"b"},
                    {"text": [1, 2, 3]}, [1, 1, 1], {(1, 2), (2, 1)}, 2**61 - 1]:
         assert from_plain(json.loads(json.dumps(to_plain(answer)))) == answer
+    repeated = ({0: b"x"}, [v for k in range(40) for v in ("same", f"other {k}")])
+    assert from_plain(json.loads(json.dumps(to_plain(repeated)))) == repeated
 
 
 def test_big_ints_that_share_a_hash_are_refused():
@@ -79,3 +81,13 @@ def test_the_speed_check_reads_its_answer_the_same_way():
     entry = {"answers": [[flood]]}
     assert not speed._not_attempted(entry)
     assert isinstance(speed.decode(flood, [speed.MAX_ANSWER]), Opaque)
+
+
+def test_unhashable_values_beside_hashable_ones_do_not_confuse_the_count():
+    """A tuple that holds a dict cannot be hashed: skipped, the others still counted right
+    (a trainer's (vocab, merges), the answer of worksheet 07's speed check)."""
+    from bpe_course.training.trainer import train_bpe
+    answer = train_bpe("the cat and the hat sat on the mat; " * 40, 320)
+    assert from_plain(json.loads(json.dumps(to_plain(answer)))) == answer
+    repeated = ({0: b"x"}, [v for k in range(40) for v in ("same", f"other {k}")])
+    assert from_plain(json.loads(json.dumps(to_plain(repeated)))) == repeated

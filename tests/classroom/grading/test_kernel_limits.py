@@ -154,3 +154,23 @@ def test_the_job_is_nowhere_the_notebook_can_read_it():
     assert error is None, error
     # the cell deletes utf8_bytes when it found the job: it did not
     assert "missing" not in answers["utf8_bytes"], answers["utf8_bytes"]
+
+
+@needs_cgroup
+@needs_bwrap
+def test_speed_is_the_cpu_time_of_the_sandbox_threads_that_ended_included(monkeypatch):
+    """A trainer that starts and ends a thread while timed is measured in CPU time (the
+    sandbox's cgroup less the driver), never in wall time, which classmates graded
+    alongside would inflate."""
+    rounds_seen = []
+    verdict = run_notebook.speed_verdict
+
+    def keep(speed, rounds, entry):
+        rounds_seen.extend(rounds)
+        return verdict(speed, rounds, entry)
+    monkeypatch.setattr(run_notebook, "speed_verdict", keep)
+    error, answers, speed = grade(solution_with("threaded_count", "07_fast_training"),
+                                  "07_fast_training")
+    assert error is None, error
+    assert rounds_seen and all(isinstance(r["cpu"], float) for r in rounds_seen), rounds_seen
+    assert speed["timed"] and speed["times_faster"] is not None, speed
