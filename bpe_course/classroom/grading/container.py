@@ -17,8 +17,14 @@ then the sandbox, and within it each notebook still runs
 - with a private copy of the course's sources, deleted once imported, as in
   bubblewrap (`private_package`).
 
+Only in a container (`detect`): elsewhere `available` refuses and names `--sandbox
+bubblewrap`. The network is closed by the kernel: a seccomp filter the driver sets on
+itself before anything else (`no_network`) lets no process of the sandbox open a socket
+but a Unix one. The sandbox's cgroup (`kernel_limits`) holds its memory, processes and
+CPU where the container lets the grader make one.
+
 What the container cannot give, bubblewrap's mounts did: the notebook sees the
-container's files (whatever its users may read) and its network. So the files
+container's files (whatever its users may read) and its processes' command lines. So the files
 it must not read are locked when the container is built (`lock`, which
 Gradescope's `setup.sh` runs): the installed course's code (its data stays
 readable), the libraries that would answer worksheets for the learner
@@ -29,6 +35,7 @@ readable), the libraries that would answer worksheets for the learner
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import signal
 import stat
@@ -60,7 +67,17 @@ def detect() -> str | None:
 
 def available() -> tuple[bool, str]:
     """(True, how) if the container can serve as the sandbox here, else (False, why not):
-    the grader must be root, to run each notebook as users of its own."""
+    only in a container (`detect`: a machine anyone works on is no sandbox), with the
+    grader as root (to run each notebook as users of its own), and a network filter the
+    kernel can enforce (`no_network`)."""
+    kind = detect()
+    if kind is None:
+        return False, ("--sandbox container makes the container the grader runs in the "
+                       "sandbox, and no container was detected here: grade with --sandbox "
+                       "bubblewrap (the default), which sandboxes each notebook itself")
+    if NETWORK_FILTER.get(platform.machine()) is None:
+        return False, (f"--sandbox container needs a network filter for this machine "
+                       f"({platform.machine()}), and there is none: use --sandbox bubblewrap")
     if not bubblewrap.as_root():
         return False, ("--sandbox container needs the grader to run as root (it runs each "
                        "notebook as users of its own); run it as root, or use bubblewrap")
@@ -69,10 +86,9 @@ def available() -> tuple[bool, str]:
         return False, (f"the notebook's users could not run Python here: {private} is "
                        f"private to its owner; install the course in a Python every user "
                        f"may read (under /usr or /opt, say)")
-    kind = detect() or "no container detected"
     return True, (f"the container itself ({kind}; --sandbox container: each notebook runs "
-                  f"as users of its own with resource limits, and sees the container's "
-                  f"readable files and network)")
+                  f"as users of its own with resource limits and no network, and sees the "
+                  f"container's readable files)")
 
 
 def reachable_by_others(path: Path) -> bool:
@@ -173,10 +189,64 @@ def private_package(target: Path) -> Path:
     return package
 
 
+# The seccomp filter of `no_network`, by machine: (AUDIT_ARCH_*, socket's number,
+# io_uring_setup's number). The kernel runs it on every system call of the driver and of
+# every process started after it: `socket` for any family but AF_UNIX fails with EACCES,
+# io_uring (which can open sockets itself) is refused, and so is another ABI (x32, i386
+# on x86_64), which would have other numbers.
+NETWORK_FILTER = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
+EACCES = 13
+
+
+def no_network() -> None:
+    """From now on, this process and every process it starts can open no network socket
+    (AF_UNIX only): a seccomp filter, set after `PR_SET_NO_NEW_PRIVS`, which nothing can
+    lift. Raises OSError where the kernel refuses the filter."""
+    import ctypes
+    import struct
+    arch, socket_nr, io_uring_nr = NETWORK_FILTER[platform.machine()]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06      # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+    allow, deny = 0x7FFF0000, 0x00050000 | EACCES    # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO
+    kill = 0x80000000                                # SECCOMP_RET_KILL_PROCESS
+    program = [
+        (ld, 0, 0, 4),                  # the call's architecture
+        (jeq, 1, 0, arch),
+        (ret, 0, 0, kill),
+        (ld, 0, 0, 0),                  # its number
+        (jge, 0, 1, 0x40000000),        # x32's numbers
+        (ret, 0, 0, kill),
+        (jeq, 2, 0, socket_nr),
+        (jeq, 3, 0, io_uring_nr),
+        (ret, 0, 0, allow),
+        (ld, 0, 0, 16),                 # socket's first argument: the family
+        (jeq, 1, 0, 1),                 # AF_UNIX
+        (ret, 0, 0, deny),
+        (ret, 0, 0, allow),
+    ]
+    code = b"".join(struct.pack("HBBI", *op) for op in program)
+    buffer = ctypes.create_string_buffer(code)
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                           ctypes.c_ulong]
+    if libc.prctl(38, 1, None, 0, 0) != 0:                 # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+    filter_ = Program(len(program), ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(22, 2, ctypes.byref(filter_), 0, 0) != 0:   # PR_SET_SECCOMP, FILTER
+        raise OSError(ctypes.get_errno(), "the kernel refused the seccomp filter")
+
+
+BOOT = ("import sys; sys.path[:0] = [{path!r}]; "
+        "from bpe_course.classroom.grading.container import no_network; no_network(); "
+        f"from {bubblewrap.DRIVER} import main; main(sys.argv[1])")
+
+
 def command(job_file: Path, package: Path) -> list[str]:
-    """The driver in a plain process, importing the course from the private copy `package`."""
-    return [sys.executable, "-I", "-c", bubblewrap.BOOT.format(path=str(package.parent)),
-            str(job_file)]
+    """The driver in a plain process, importing the course from the private copy `package`,
+    with no network from its first line (`no_network`)."""
+    return [sys.executable, "-I", "-c", BOOT.format(path=str(package.parent)), str(job_file)]
 
 
 def environment(home: Path, temp: Path) -> dict:
