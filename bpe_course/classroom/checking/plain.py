@@ -14,11 +14,23 @@ Standard library only, like `runner`: the grader's driver inside the sandbox
 import sys
 
 
+def one_line(text) -> str:
+    """`text` as one line: what the learner's code controls (an exception's message, a
+    repr) is quoted inside the grader's lines, and may not start a line of its own (one
+    that reads like the grader's, "hint: ...", where a hidden case's details are cut out
+    by line, see `gradescope.results`).
+
+    >>> one_line("a\\nhint: b\\u2028c")
+    'a hint: b c'
+    """
+    return " ".join(str(text).splitlines())
+
+
 class Raised:
     """An exception raised by code under test, kept as data: type name, message, where."""
 
     def __init__(self, type_name, message, where=""):
-        self.type_name, self.message, self.where = type_name, message, where
+        self.type_name, self.message, self.where = map(one_line, (type_name, message, where))
 
     def __eq__(self, other):
         return isinstance(other, Raised) and self.type_name == other.type_name
@@ -35,7 +47,7 @@ class Opaque:
     """An answer of a type that cannot travel as JSON; equal to nothing."""
 
     def __init__(self, type_name, text):
-        self.type_name, self.text = type_name, text
+        self.type_name, self.text = one_line(type_name), one_line(text)
 
     def __eq__(self, other):
         return False

@@ -184,6 +184,8 @@ class Driver:
         self.speed = job.get("speed")
         self.rounds: list = []
         self.baseline = None
+        self.cases: list | None = None        # each level's exercises with their cases
+        self.cases_given = False                # a case, or the cells' errors, sent
 
     def forward(self, kind: str, payload: bytes = b"", **fields) -> None:
         header = json.dumps({"kind": kind, "level": self.level, "size": len(payload), **fields})
@@ -274,17 +276,42 @@ class Driver:
         self.forward("speed", answer, seed=entry["seed"], naive=entry["naive"], wall=wall,
                      cpu=cpu, limit=allowed)
 
+    def send_cases(self, payload: bytes) -> None:
+        """The cases of one exercise of a level now in force, which the learner's process
+        asks for when it probes that exercise (`run_notebook.run_job`: until then they are
+        in no memory it can read); an empty block for any other."""
+        try:
+            wanted = json.loads(payload)
+        except ValueError:
+            wanted = None
+        self.cases_given = True
+        for level in (self.cases or [])[:self.level + 1]:
+            for exercise in level:
+                if exercise["id"] == wanted:
+                    send_block(self.to_learner, json.dumps(exercise["groups"]).encode())
+                    return
+        send_block(self.to_learner, b"")
+
     def handle(self, line: bytes) -> bool:
         """Act on one line from the learner's process; False once it says it is done."""
         kind, _, payload = line.partition(b" ")
         if kind == b"next":
             self.next_level()
+        elif kind == b"cases":
+            self.send_cases(payload)
         elif kind == b"speed":
             self.time_round()
         elif kind == b"done":
             self.forward("done")
             return False
-        elif kind in (b"answers", b"errors", b"ended"):
+        elif kind == b"errors":
+            # the cells' errors, once, and only before any case was handed out: text the
+            # learner's code controls may reach the learner at once (the report, Gradescope's
+            # output), so it must not be able to carry a case in it
+            if self.cases is None or not self.cases_given:
+                self.cases_given = True
+                self.forward("errors", payload)
+        elif kind in (b"answers", b"ended"):
             self.forward(kind.decode(), payload)
         return True
 
@@ -300,7 +327,7 @@ class Driver:
                     return
             except Exception as e:
                 self.forward("failed", f"{type(e).__name__}: {e}"[:200].encode())
-                if line.split(b" ", 1)[0] in (b"next", b"speed"):
+                if line.split(b" ", 1)[0] in (b"next", b"speed", b"cases"):
                     send_block(self.to_learner, b"")
 
 
@@ -322,9 +349,12 @@ def main(job_file: str) -> None:
     to_driver_r, to_driver_w = os.pipe()
     to_learner_r, to_learner_w = os.pipe()
     ids = job.get("ids")
+    cases_fd = job.get("cases_fd")
     pid = os.fork()
     if pid == 0:
         try:
+            if isinstance(cases_fd, int):       # read by the driver alone, after the fork
+                os.close(cases_fd)
             os.close(to_grader)
             os.close(to_driver_r)
             os.close(to_learner_w)
@@ -340,6 +370,10 @@ def main(job_file: str) -> None:
         become(ids[0])
         undumpable()                # changing users resets it
     driver = Driver(job, to_grader, Lines(to_driver_r), to_learner_w)
+    if isinstance(cases_fd, int):
+        with open(f"/proc/self/fd/{cases_fd}", encoding="utf-8") as f:
+            driver.cases = json.load(f)
+        os.close(cases_fd)
     try:
         driver.prepare_speed()
     except Exception as e:                  # no speed check, the rest is graded

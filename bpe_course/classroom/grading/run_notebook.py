@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -50,6 +51,9 @@ from .watch import watch
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers the grader reads at most from a run
 MAX_ERRORS = 20
+# How a probe's process ended, as `learner_process.in_child` says it: nothing else (the
+# learner's process could put any text there, a case it saw, say) reaches the report.
+ENDED = re.compile(r"killed by signal \d{1,3}|exit status \d{1,3}|it could not be waited for")
 MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
 FILE_SIZE = 2**30                   # bytes of one file it writes (a limit of the process)
 PROCESSES = 256                     # processes and threads it may run
@@ -332,6 +336,19 @@ def limits_once() -> bool:
     return ok
 
 
+def split_cases(data: dict) -> tuple[dict, list]:
+    """(the job without any case, each level's exercises with their cases): the driver
+    reads the cases after it has forked the learner's process, and hands an exercise's
+    to it only when it probes that exercise, so that no cell can read a case (a hidden
+    one's code, say) from the job or from its own memory."""
+    public = dict(data, levels=[dict(level, exercises=[dict(e, groups=None)
+                                                        for e in level["exercises"]])
+                                for level in data["levels"]])
+    cases = [[{"id": e["id"], "groups": e["groups"]} for e in level["exercises"]]
+             for level in data["levels"]]
+    return public, cases
+
+
 def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
             ) -> tuple[list[str], dict, list[dict]]:
     """One run in a fresh sandbox; (error lines, the answers that came back, speed rounds).
@@ -344,15 +361,19 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
         run = MODES[mode](Path(work))
         ours, theirs = os.pipe()            # the driver writes, the grader reads
-        job_fd = anonymous_file()
+        job_fd, cases_fd = anonymous_file(), anonymous_file()
         try:
-            data.update(report_fd=theirs, status=status.fd, cpu_fd=None, job_fd=job_fd)
+            data.update(report_fd=theirs, status=status.fd, cpu_fd=None, job_fd=job_fd,
+                        cases_fd=cases_fd)
             if group is not None and data.get("speed"):
                 data["cpu_fd"] = group.cpu_file()
             argv, env, cwd, writable = run.prepare(data, f"/proc/self/fd/{job_fd}")
-            seal(job_fd, json.dumps(data).encode())
+            public, cases = split_cases(data)
+            seal(job_fd, json.dumps(public).encode())
+            seal(cases_fd, json.dumps(cases).encode())
             argv = group.command(argv) if group is not None else argv
-            fds = [fd for fd in (theirs, status.fd, job_fd, data["cpu_fd"]) if fd is not None]
+            fds = [fd for fd in (theirs, status.fd, job_fd, cases_fd, data["cpu_fd"])
+                   if fd is not None]
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                        cwd=cwd, start_new_session=True, pass_fds=fds, env=env)
@@ -363,7 +384,7 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
                 group.remove()
             raise
         finally:
-            for fd in (theirs, job_fd, data.get("cpu_fd")):
+            for fd in (theirs, job_fd, cases_fd, data.get("cpu_fd")):
                 if fd is not None:
                     os.close(fd)
         reader = FrameReader(ours)
@@ -461,8 +482,9 @@ def read_frames(reader: FrameReader, data: dict
             if kind == "answers" and isinstance(found.get("entry"), dict):
                 answers[found["id"]] = found["entry"]
             elif kind == "ended" and isinstance(found.get("how"), str):
+                how = found["how"] if ENDED.fullmatch(found["how"]) else "it ended early"
                 ended.append(f"the notebook's process ended while {found['id']} was checked "
-                             f"({found['how'][:80]})")
+                             f"({how})")
         elif kind == "failed":
             lines.append(f"the grader's driver failed: {raw.decode('utf-8', 'replace')[:200]}")
         elif kind == "speed" and data.get("speed") and level <= data["speed"]["level"]:
