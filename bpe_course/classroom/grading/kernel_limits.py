@@ -272,6 +272,17 @@ class SandboxGroup:
                 return int(line.split()[1])
         return 0
 
+    def refused_tasks(self) -> int:
+        """How many times the kernel refused the group a process or thread (`pids.events`)."""
+        try:
+            text = _read(self.folders["pids"][1] / "pids.events")
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            if line.startswith("max "):
+                return int(line.split()[1])
+        return 0
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for _, folder in self.folders.values():

@@ -1,15 +1,20 @@
 """Running one notebook for the grader: a job for the driver in the sandbox, its answers read back.
 
 This runs in the grader's process, outside the sandbox. For each run the grader
-writes a job file (`job`: the notebook's code cells, its check cells left out;
-the cases, in levels; what to time) into a fresh folder, starts
-`inside_sandbox.main` on it inside bubblewrap (`bubblewrap.command`) with a
-fresh scratch folder, a user id of its own (`bubblewrap.sandbox_ids`, as root)
-and a pipe that only the driver holds, watches its memory, threads and files
-(`watch`), kills the whole sandbox at the notebook's time limit, and reads what
-the driver sent (`read_frames`: at most `MAX_ANSWERS` bytes, each answer checked
-for shape; `scoring` converts each answer within a time limit). Anything else
-the notebook left behind is deleted with its scratch folder.
+prepares the sandbox its mode asks for (`Run.prepare`: `Bubblewrap`, `Container`,
+or none), and `run_job` does the rest the same for all: it gives the sandbox a
+cgroup of its own where one can be had (`kernel_limits`: memory, processes and
+CPU held by the kernel), starts `inside_sandbox.main` there with a user id of its
+own (`bubblewrap.sandbox_ids`, as root) and three descriptors the grader made: a
+pipe that only the driver holds, the job (the notebook's code cells, its check
+cells left out; the exercises, in levels; what to time) as an anonymous file the
+driver closes once read, and the cases as another, which the driver reads after
+it has forked the learner's process (`split_cases`); and a status file (`Status`),
+so that the grader never opens a path inside the sandbox. It watches the time and
+the files (`watch`), kills the whole sandbox at the notebook's time limit, and
+reads what the driver sent (`read_frames`: at most `MAX_ANSWERS` bytes, each
+answer checked for shape; `scoring` reads each answer as data). Anything else the
+notebook left behind is deleted with its scratch folder and its cgroup.
 
 Exercises are grouped into *chains* (`chains`): the exercises that may use the
 same course helpers form a level, and a chain is a list of levels each of which
@@ -326,7 +331,7 @@ class Status:
 STATUS_SIZE = 256                   # learner_process.STATUS_SIZE
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def limits_once() -> bool:
     """Whether sandboxes get a cgroup (`kernel_limits`); where not, the grader says so once,
     naming what it falls back to."""
@@ -365,8 +370,10 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
         try:
             data.update(report_fd=theirs, status=status.fd, cpu_fd=None, job_fd=job_fd,
                         cases_fd=cases_fd)
-            if group is not None and data.get("speed"):
-                data["cpu_fd"] = group.cpu_file()
+            if group is not None:
+                data["processes"] = None        # the group's limit is the one that holds
+                if data.get("speed"):
+                    data["cpu_fd"] = group.cpu_file()
             argv, env, cwd, writable = run.prepare(data, f"/proc/self/fd/{job_fd}")
             public, cases = split_cases(data)
             seal(job_fd, json.dumps(public).encode())
@@ -404,6 +411,9 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
                              f"the notebook's for holding more than "
                              f"{kernel_limits.MEMORY / 2**30:g} GiB of memory (shared memory, "
                              f"memfd and files in /tmp included)")
+        if group is not None and group.refused_tasks():
+            errors.append(f"the kernel refused the notebook more than {kernel_limits.TASKS} "
+                          f"processes and threads at once")
         answers, reported, rounds, problem = read_frames(reader, data)
         if problem:
             errors.append(problem)

@@ -10,7 +10,12 @@ import json
 
 import pytest
 
-from bpe_course.classroom.checking.plain import MAX_SHARED_HASH, Opaque, from_plain, to_plain
+from bpe_course.classroom.checking.plain import (
+    MAX_SHARED_HASH,
+    Opaque,
+    from_plain,
+    to_plain,
+)
 from bpe_course.classroom.grading import scoring, speed
 
 

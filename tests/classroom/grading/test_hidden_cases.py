@@ -13,8 +13,8 @@ import threading
 from bpe_course.classroom.checking.plain import Raised
 from bpe_course.classroom.gradescope import results
 from bpe_course.classroom.grading import inside_sandbox, run_notebook
-from bpe_course.classroom.worksheets import CHECKERS, groups_for
 from bpe_course.classroom.grading.scoring import graded_cases
+from bpe_course.classroom.worksheets import CHECKERS, groups_for
 
 SECRET_CASE = "merge([4, 7, 4, 7], (4, 7), 999)"
 
@@ -76,7 +76,7 @@ def test_errors_sent_after_a_case_was_handed_out_are_dropped():
     _, (answers, errors, rounds, problem) = drive(job_of(["merge"]), cases, lines)
     assert errors == ["cell 2 ran longer than 60 s and was stopped"]
     lines = [b'cases "merge"', ("errors " + json.dumps([SECRET_CASE])).encode(), b"done"]
-    _, (answers, errors, rounds, problem) = drive(job_of(["merge"]), cases, lines)
+    _, (_answers, errors, _rounds, _problem) = drive(job_of(["merge"]), cases, lines)
     assert errors == []
 
 

@@ -52,7 +52,7 @@ def small_memory(monkeypatch):
 @needs_bwrap
 @pytest.mark.parametrize("attack", ["memfd_hog", "sysv_shm_hog", "tmpfs_hog"])
 def test_memory_outside_any_address_space_is_stopped_by_the_kernel(attack, small_memory):
-    error, answers, _ = grade(solution_with(attack))
+    error, _answers, _ = grade(solution_with(attack))
     assert error is not None and "\n" not in error, error
     assert error.startswith("stopped at cell ") and "the kernel killed a process" in error, error
     assert f"{SMALL / 2**30:g} GiB of memory" in error
@@ -169,8 +169,17 @@ def test_speed_is_the_cpu_time_of_the_sandbox_threads_that_ended_included(monkey
         rounds_seen.extend(rounds)
         return verdict(speed, rounds, entry)
     monkeypatch.setattr(run_notebook, "speed_verdict", keep)
-    error, answers, speed = grade(solution_with("threaded_count", "07_fast_training"),
+    error, _answers, speed = grade(solution_with("threaded_count", "07_fast_training"),
                                   "07_fast_training")
     assert error is None, error
     assert rounds_seen and all(isinstance(r["cpu"], float) for r in rounds_seen), rounds_seen
     assert speed["timed"] and speed["times_faster"] is not None, speed
+
+
+@needs_cgroup
+@needs_bwrap
+def test_processes_past_the_groups_limit_are_refused_by_the_kernel_and_reported(monkeypatch):
+    monkeypatch.setattr(watch, "sandbox_usage", lambda pid: pytest.fail("watcher asked"))
+    error, _answers, _ = grade(solution_with("many_processes"))
+    assert error is not None and "\n" not in error, error
+    assert f"the kernel refused the notebook more than {kernel_limits.TASKS} processes" in error
