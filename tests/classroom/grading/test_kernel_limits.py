@@ -183,3 +183,21 @@ def test_processes_past_the_groups_limit_are_refused_by_the_kernel_and_reported(
     error, _answers, _ = grade(solution_with("many_processes"))
     assert error is not None and "\n" not in error, error
     assert f"the kernel refused the notebook more than {kernel_limits.TASKS} processes" in error
+
+
+@needs_bwrap
+def test_without_a_cgroup_the_grader_says_so_once_and_names_its_fallback(monkeypatch, capsys):
+    monkeypatch.setattr(kernel_limits, "available",
+                        lambda: (False, "no cgroup with the memory controller can be made here"))
+    run_notebook.limits_once.cache_clear()
+    try:
+        for _ in range(2):
+            error, answers, _ = grade(solution_with("job_file"))
+            assert error is None and "missing" not in answers["utf8_bytes"], error
+    finally:
+        run_notebook.limits_once.cache_clear()
+    warned = [line for line in capsys.readouterr().err.splitlines() if "cgroup" in line]
+    assert len(warned) == 1, warned
+    assert warned[0].startswith("warning: no cgroup with the memory controller can be made "
+                                "here; falling back to per-process limits")
+    assert "watcher" in warned[0] and "exercises/README.md" in warned[0]
