@@ -156,8 +156,8 @@ def cpu_used() -> tuple | None:
 def group_cpu(fd: int) -> float | None:
     """CPU seconds every process of the sandbox's cgroup has used, threads and processes
     that ended included, from the descriptor the grader opened on its counter
-    (`kernel_limits.SandboxGroup.cpu_file`: cgroup v1's `cpuacct.usage` in nanoseconds,
-    or v2's `cpu.stat`), or None."""
+    (`kernel_limits.SandboxGroup.cpu_file`: cgroup v1's cpuacct.usage in nanoseconds,
+    or v2's cpu.stat), or None."""
     try:
         text = os.pread(fd, 4096, 0).decode("ascii")
         if text.startswith("usage_usec "):

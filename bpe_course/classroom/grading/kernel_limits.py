@@ -1,7 +1,7 @@
 """Limits the kernel enforces on a whole sandbox: a control group (cgroup) of its own.
 
 A limit on one process (an address space, a file size) cannot see a sum: many processes
-each under it, memory held in `memfd_create`, SysV or POSIX shared memory or a tmpfs
+each under it, memory held in memfd_create, SysV or POSIX shared memory or a tmpfs
 (which belong to no process's address space) can still fill the machine, and a watcher
 that polls `/proc` sees it late or not at all. A cgroup is counted by the kernel: every
 page a process of the sandbox touches (anonymous memory, shared memory, tmpfs and page
@@ -9,15 +9,15 @@ cache, kernel memory) is charged to the cgroup of the process that touched it, a
 kernel refuses, or kills inside the group (its OOM killer), before the group passes its
 limit. So the grader makes one cgroup per sandbox (`SandboxGroup`), under its own, with
 
-- `MEMORY` bytes of memory, swap included (`memory.limit_in_bytes` and
-  `memory.memsw.limit_in_bytes` in cgroup v1; `memory.max` and `memory.swap.max` in v2);
-- `TASKS` processes and threads (`pids.max`);
-- `CORES` cores' worth of CPU time (`cpu.cfs_quota_us`, or `cpu.max`);
+- `MEMORY` bytes of memory, swap included (memory.limit_in_bytes and
+  memory.memsw.limit_in_bytes in cgroup v1; memory.max and memory.swap.max in v2);
+- `TASKS` processes and threads (pids.max);
+- `CORES` cores' worth of CPU time (cpu.cfs_quota_us, or cpu.max);
 
 and reads from it the CPU time its processes used, threads and processes that ended
-included (`cpuacct.usage`, or v2's `cpu.stat`: the speed check, see `speed`), whether the
-kernel killed one of them for memory (`memory.oom_control`'s or `memory.events`'
-`oom_kill`), and kills every process in it at once at the end (`cgroup.kill`, or each
+included (cpuacct.usage, or v2's cpu.stat: the speed check, see `speed`), whether the
+kernel killed one of them for memory (memory.oom_control's or memory.events'
+oom_kill), and kills every process in it at once at the end (cgroup.kill, or each
 process listed). The sandbox's first process joins the group before it runs anything
 (`SandboxGroup.command` wraps its command line).
 
@@ -100,7 +100,7 @@ def controllers() -> dict[str, tuple[str, Path]]:
     """{what: (version, the grader's own cgroup folder)} for each of "memory", "pids",
     "cpu", "cpuacct" and "kill" that this grader can give its sandboxes: "v2" where its
     cgroup v2 delegates the controller to children, else "v1" where a v1 hierarchy holds
-    it; "kill" (the v2 hierarchy, for `cgroup.kill` and the CPU time) wherever a v2
+    it; "kill" (the v2 hierarchy, for cgroup.kill and the CPU time) wherever a v2
     hierarchy is mounted."""
     mounts, own = _mounts(), _own()
     found: dict[str, tuple[str, Path]] = {}
@@ -147,13 +147,11 @@ def available() -> tuple[bool, str]:
 def fallback() -> str:
     """What the grader says, once, when no cgroup can be had: why, and the limits left."""
     return (f"{available()[1]}; falling back to per-process limits (address space, file "
-            f"size, processes per user), a {TMPFS_WORDS} /tmp and /dev/shm, and a watcher "
+            f"size, processes per user), a size-limited /tmp and /dev/shm, and a watcher "
             f"that stops a sandbox whose processes hold more than "
             f"{MEMORY / 2**30:g} GiB (memfd and SysV shared memory outside tmpfs are not "
             f"seen: see exercises/README.md)")
 
-
-TMPFS_WORDS = "size-limited"
 
 
 def _stale(base: Path) -> None:
@@ -273,7 +271,7 @@ class SandboxGroup:
         return 0
 
     def refused_tasks(self) -> int:
-        """How many times the kernel refused the group a process or thread (`pids.events`)."""
+        """How many times the kernel refused the group a process or thread (pids.events)."""
         try:
             text = _read(self.folders["pids"][1] / "pids.events")
         except OSError:
@@ -293,7 +291,7 @@ class SandboxGroup:
         return found
 
     def kill(self, rounds: int = 200) -> None:
-        """SIGKILL every process of the group (`cgroup.kill` where there is one; else each,
+        """SIGKILL every process of the group (cgroup.kill where there is one; else each,
         round after round, so that one forked meanwhile is caught too), until none is left."""
         if "kill" in self.folders:
             try:

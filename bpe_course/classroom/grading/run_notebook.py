@@ -267,7 +267,7 @@ class Container(Run):
         self.work.chmod(0o711)          # the notebook's users reach their folders only
         data["forget_sources"] = str(package)
         self.ids = data.get("ids")
-        return (container.command(Path(job_file), package),
+        return (container.command(Path(job_file), package, self.scratch, self.temp),
                 container.environment(self.scratch, self.temp / "tmp"), self.scratch, writable)
 
     def end(self):

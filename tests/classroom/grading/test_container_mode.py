@@ -3,6 +3,7 @@ item 5)."""
 
 from __future__ import annotations
 
+import json
 import platform
 import subprocess
 import sys
@@ -69,3 +70,47 @@ def test_no_process_of_the_sandbox_opens_a_network_socket():
     assert all(part.endswith(" 13") for part in seen[:4]), seen        # EACCES
     assert seen[4] == "io_uring -1 13", seen
     assert seen[5:] == ["unix", "child refused"], seen
+
+
+CONFINED = """
+import json, sys
+sys.path[:0] = [{root!r}]
+from bpe_course.classroom.grading.container import confine
+print(confine(*json.loads(sys.argv[1])))
+import IPython, numpy, regex                     # what a notebook imports still imports
+seen = []
+for path in sys.argv[2:]:
+    try:
+        open(path).read()
+        seen.append("read")
+    except OSError as e:
+        seen.append(str(e.errno))
+open({home!r} + "/notes.txt", "w").write("mine")
+seen.append(open({home!r} + "/notes.txt").read())
+print("|".join(seen))
+"""
+
+
+@pytest.mark.skipif(not container.confinable(), reason="no Landlock in this kernel")
+def test_in_a_container_the_sandbox_reads_no_other_submission(tmp_path):
+    """Landlock: the notebook's processes read the system, Python and the course's data, and
+    write their own folders; a classmate's notebook, the grader's folders and the rest of
+    the container are out of reach, whatever their permissions."""
+    package, home, temp = tmp_path / "course" / "bpe_course", tmp_path / "home", tmp_path / "tmp"
+    for folder in (package, home, temp):
+        folder.mkdir(parents=True)
+    classmate = tmp_path / "submissions" / "bob" / "02_bpe_basics.ipynb"
+    classmate.parent.mkdir(parents=True)
+    classmate.write_text("{}")
+    classmate.chmod(0o644)
+    readable, writable = container.reach(package, home, temp)
+    solution = ROOT / "solutions" / "02_bpe_basics.ipynb"
+    done = subprocess.run(
+        [sys.executable, "-c", CONFINED.format(root=str(ROOT), home=str(home)),
+         json.dumps([readable, writable]), str(classmate), str(solution),
+         str(next(p for p in sorted((container.bubblewrap.package_dir() / "data").rglob("*"))
+                  if p.is_file()))],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    confined, seen = done.stdout.split()
+    assert confined == "True" and seen.split("|") == ["13", "13", "read", "mine"], seen
