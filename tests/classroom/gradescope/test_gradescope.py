@@ -419,10 +419,17 @@ try:
     report["wrote_results"] = True
 except OSError:
     report["wrote_results"] = False
-child = subprocess.Popen(["sleep", "600"], start_new_session=True)
+child = subprocess.Popen(["sleep", SLEEP], start_new_session=True)
 report["escaped"] = child.pid
 open(SPY_FILE, "w").write(json.dumps(report))
 '''
+
+
+def _command(pid: str) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
 
 
 def test_the_container_as_sandbox_runs_the_notebook_as_a_user_of_its_own(
@@ -437,7 +444,9 @@ def test_the_container_as_sandbox_runs_the_notebook_as_a_user_of_its_own(
         spy_dir.chmod(0o777)
         nb = worksheet("solutions")
         root = autograder_tree(base, zips["container"], {})
-        spy = f"RESULTS = {str(root / 'results')!r}\nSPY_FILE = {str(spy_dir / 'spy')!r}\n" + SPY
+        sleep = f"600.{os.getpid()}{time.monotonic_ns() % 10**6}"     # this test's own
+        spy = (f"RESULTS = {str(root / 'results')!r}\nSPY_FILE = {str(spy_dir / 'spy')!r}\n"
+               f"SLEEP = {sleep!r}\n" + SPY)
         nb.cells.insert(cell_index(nb, "merge_code"), new_code_cell(spy))
         nbformat.write(nb, root / "submission" / f"{WORKSHEET}.ipynb")
         for folder in (root, root / "submission"):
@@ -448,6 +457,14 @@ def test_the_container_as_sandbox_runs_the_notebook_as_a_user_of_its_own(
         assert "sandbox: the container itself (docker;" in done.stdout
         data = graded(root)
         assert data["score"] == sum(WORKSHEETS[WORKSHEET].points.values())   # not 999
+        if not (spy_dir / "spy").exists():
+            # Landlock keeps the notebook out of a folder every user may write; what the spy
+            # would have said is checked from outside: no process of a sandbox's user is left
+            assert container.confinable(), done.stdout
+            time.sleep(0.1)
+            assert not [pid for pid in os.listdir("/proc") if pid.isdigit()
+                        and _command(pid) == ["sleep", sleep]]
+            return
         seen = json.loads((spy_dir / "spy").read_text())
         assert seen["uid"] != 0 and seen["gid"] != 0
         assert seen["wrote_results"] is False
