@@ -374,7 +374,8 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
                 data["processes"] = None        # the group's limit is the one that holds
                 if data.get("speed"):
                     data["cpu_fd"] = group.cpu_file()
-            argv, env, cwd, writable = run.prepare(data, f"/proc/self/fd/{job_fd}")
+            fd_folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+            argv, env, cwd, writable = run.prepare(data, f"{fd_folder}/{job_fd}")
             public, cases = split_cases(data)
             seal(job_fd, json.dumps(public).encode())
             seal(cases_fd, json.dumps(cases).encode())
