@@ -11,9 +11,10 @@ then the sandbox, and within it each notebook still runs
   driver as one, the learner's code as the other), never as root, so it cannot
   write the grader's files (the report, the results) or read its memory, and
   the kernel's per-user process limit counts its processes alone;
-- with the same resource limits as in bubblewrap (address space, file size,
-  processes: `learner_process.limit`), watched from outside (`watch`) and
-  killed, every process its users own, when it ends (`kill_users`);
+- with the same resource limits as in bubblewrap (address space, file size:
+  `learner_process.limit`; the sandbox's cgroup where the container lets the
+  grader make one, `kernel_limits`, else processes per user and a watcher,
+  `watch`) and killed, every process its users own, when it ends (`kill_users`);
 - with a private copy of the course's sources, deleted once imported, as in
   bubblewrap (`private_package`).
 
