@@ -201,3 +201,26 @@ def test_without_a_cgroup_the_grader_says_so_once_and_names_its_fallback(monkeyp
     assert warned[0].startswith("warning: no cgroup with the memory controller can be made "
                                 "here; falling back to per-process limits")
     assert "watcher" in warned[0] and "exercises/README.md" in warned[0]
+
+
+@needs_bwrap
+def test_a_status_file_swapped_for_a_fifo_blocks_nothing():
+    """The grader reads where the notebook is from a file it made and holds by descriptor,
+    never from a path in the sandbox: the run ends, and the exercises are graded."""
+    error, answers, _ = grade(solution_with("status_fifo"))
+    assert error is None, error
+    assert set(answers) == {"utf8_bytes", "code_points_and_bytes", "encode_code_point",
+                            "safe_decode"}
+
+
+@needs_bwrap
+def test_an_answer_of_colliding_keys_is_refused_not_rebuilt():
+    from bpe_course.classroom.grading.scoring import score_exercise
+    nb = nbformat.read(ROOT / "solutions" / "02_bpe_basics.ipynb", as_version=4)
+    nb.cells.append(new_code_cell((CASES / "hash_flood.cell").read_text(encoding="utf-8")))
+    error, answers, _ = grade(nb, "02_bpe_basics")
+    assert error is None, error
+    result = score_exercise("get_stats", 1, answers["get_stats"], "", 7)
+    assert result["score"] == 0
+    assert "an answer in which 17 or more distinct values share one hash value" in \
+        result["message"], result["message"]
