@@ -25,6 +25,8 @@ raise `ValueError`; `UnknownTokenError` is both, so either `except` works.
 
 from __future__ import annotations
 
+from .unstable import encode_with_unstable as _encode_with_unstable
+
 
 class UnknownTokenError(KeyError, ValueError):
     """An id or token bytes that the vocabulary does not have (a KeyError and a ValueError)."""
@@ -98,6 +100,16 @@ class EncodingAPI:
     def decode_bytes_batch(self, batch, *, num_threads: int = 8) -> list[bytes]:
         return [self.decode_bytes(ids) for ids in batch]
 
+    def encode_with_unstable(self, text: str, *, allowed_special=set(),  # noqa: B006 (tiktoken's)
+                             disallowed_special="all") -> tuple[list[int], list[list[int]]]:
+        """The stable tokens of `text`, and every token sequence that could replace the rest
+        once text is appended (see `unstable`); the completions come sorted."""
+        if "_sorted_token_bytes" not in self.__dict__:       # sorted once, kept
+            self._sorted_token_bytes = sorted(self.mergeable_ranks)
+        return _encode_with_unstable(self, text, allowed_special=allowed_special,
+                                     disallowed_special=disallowed_special,
+                                     sorted_token_bytes=self._sorted_token_bytes)
+
     def encode_to_numpy(self, text: str, *, allowed_special=set(), disallowed_special="all"):
         import numpy as np
         ids = self.encode(text, allowed_special=allowed_special,
@@ -134,8 +146,8 @@ class EncodingAPI:
             raise UnknownTokenError(str(error)) from None
 
     def decode(self, tokens, errors: str = "replace") -> str:
-        # The same as Tokenizer.decode; only the argument is named as in tiktoken.
-        return super().decode(tokens, errors)
+        # What Tokenizer.decode does; only the argument is named as in tiktoken.
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
 
     def decode_with_offsets(self, tokens) -> tuple[str, list[int]]:
         """The text, and for each token the index in the text of the character it starts in.

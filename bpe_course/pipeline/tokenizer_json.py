@@ -388,13 +388,18 @@ def pipeline_from_json(data) -> Pipeline:
 def load_tokenizer_json(path: str | os.PathLike) -> Pipeline:
     """Read any `tokenizer.json` the course can reproduce exactly into a `Pipeline`.
 
-    Every ValueError starts with the file's name as given (`bad.json: unsupported ...`)."""
+    A gzipped file (`tokenizer.json.gz`, as the course ships BERT's) is read as well: it is
+    recognised by gzip's first two bytes, whatever its name. Every ValueError starts with
+    the file's name as given (`bad.json: unsupported ...`)."""
     name = os.fspath(path)
     if not Path(path).is_file():
         raise FileNotFoundError(f"no file at {name}")
+    raw = Path(path).read_bytes()
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        if raw[:2] == b"\x1f\x8b":                # gzip's magic number
+            raw = gzip.decompress(raw)
+        data = json.loads(raw.decode("utf-8"), parse_float=serde_json_float)
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{name} is not a JSON file: {e}") from None
     try:
         return pipeline_from_json(data)
@@ -417,6 +422,28 @@ def minilm_tokenizer_json() -> str:
     if digest != MINILM_SHA256:
         raise ValueError(f"bpe_course/data/{MINILM} holds a file with sha256 {digest}, "
                          f"expected {MINILM_SHA256}: reinstall the course package")
+    return data.decode("utf-8")
+
+
+MINILM_CONFIG = "minilm_tokenizer_config.json"
+MINILM_CONFIG_SHA256 = "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"
+
+
+def minilm_tokenizer_config_json() -> str:
+    """The text of all-MiniLM-L6-v2's `tokenizer_config.json` (in `bpe_course/data/`),
+    checked against its sha256: what `transformers` reads beside `tokenizer.json` in a
+    model's folder (the tokenizer's class, `model_max_length` 512, the special tokens'
+    roles). Chapter 14 loads the two files with `AutoTokenizer.from_pretrained`.
+
+    >>> import json
+    >>> json.loads(minilm_tokenizer_config_json())["model_max_length"]
+    512
+    """
+    data = (resources.files("bpe_course") / "data" / MINILM_CONFIG).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != MINILM_CONFIG_SHA256:
+        raise ValueError(f"bpe_course/data/{MINILM_CONFIG} holds a file with sha256 {digest}, "
+                         f"expected {MINILM_CONFIG_SHA256}: reinstall the course package")
     return data.decode("utf-8")
 
 

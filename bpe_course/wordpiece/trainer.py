@@ -2,15 +2,21 @@
 
 WordPiece trains like BPE (chapter 02): start from characters and merge adjacent pairs, one
 new token per step. Only the choice of the pair differs. BPE merges the most frequent pair;
-WordPiece merges the pair with the highest likelihood score
+WordPiece merges the pair with the highest score
 
     score(a, b) = count(ab) / (count(a) * count(b))
 
 that is, how much more often `a` and `b` stand side by side than they would if tokens were
-drawn independently (up to a constant factor, the ratio p(ab) / (p(a) p(b))). Merging that
-pair raises the likelihood of the corpus under a unigram model the most. So WordPiece
-prefers pairs whose parts are rare on their own: `##q ##u`, where BPE takes `t h` because
-`t` and `h` are everywhere.
+drawn independently (up to a constant factor, the ratio p(ab) / (p(a) p(b)), whose logarithm
+is the pair's pointwise mutual information, PMI). So WordPiece prefers pairs whose parts are
+rare on their own: `##q ##u`, where BPE takes `t h` because `t` and `h` are everywhere.
+
+Subtle: the score is often called a likelihood score, but it is not the likelihood's gain.
+Under a unigram model, merging `a b` raises the corpus's log-likelihood by about
+count(ab) * PMI(a, b): the PMI is the gain of one merged occurrence, and the count
+multiplies it. On the course's prose the pair that maximises it is BPE's first pick,
+`t ##h`; the score leaves the count out (chapter 12 computes both).
+`criterion="likelihood"` keeps the name the score usually goes by.
 
 This follows the Hugging Face course (chapter 6, "WordPiece tokenization"):
 
@@ -63,6 +69,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
+from ..special import check_special_tokens
 from .normalizer import normalize
 from .pretokenizer import pretokenize
 
@@ -180,8 +187,7 @@ def train_wordpiece(text: str, vocab_size: int, *, special_tokens=SPECIAL_TOKENS
     Fewer tokens if the text runs out of pairs."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
-    if isinstance(special_tokens, str) or len(set(special_tokens)) != len(special_tokens):
-        raise ValueError("special_tokens must be a list of distinct str")
+    special_tokens = check_special_tokens(special_tokens)
     words = count_words(text, lowercase=lowercase)
     alphabet = sorted({token for word in words for token in spell(word)})
     start = [t for t in special_tokens] + [t for t in alphabet if t not in special_tokens]

@@ -175,16 +175,17 @@ class SandboxGroup:
 
     _count = 0
 
-    def __init__(self, folders: dict[str, tuple[str, Path]]):
-        self.folders = folders
+    def __init__(self, folders: dict[str, tuple[str, Path]], memory: int | None = None):
+        self.folders, self.memory = folders, memory or MEMORY
 
     @classmethod
-    def create(cls) -> SandboxGroup:
-        """A new, empty group with the limits set; OSError if the kernel refuses one."""
+    def create(cls, memory: int | None = None) -> SandboxGroup:
+        """A new, empty group with the limits set (`memory` bytes of memory, `MEMORY` if
+        None: a worksheet may set a smaller budget); OSError if the kernel refuses one."""
         cls._count += 1
         name = f"{PREFIX}{os.getpid()}-{cls._count}-{os.urandom(3).hex()}"
         folders: dict[str, tuple[str, Path]] = {}
-        group = cls(folders)
+        group = cls(folders, memory)
         try:
             for what, (version, base) in controllers().items():
                 made = next((folder for v, folder in folders.values()
@@ -208,15 +209,15 @@ class SandboxGroup:
     def _limit(self) -> None:
         version, _ = self.folders["memory"]
         if version == "v2":
-            self._write("memory", "memory.max", MEMORY)
+            self._write("memory", "memory.max", self.memory)
             try:
                 self._write("memory", "memory.swap.max", 0)
             except OSError:                     # no swap accounting: no swap to use either
                 pass
         else:
-            self._write("memory", "memory.limit_in_bytes", MEMORY)
+            self._write("memory", "memory.limit_in_bytes", self.memory)
             try:
-                self._write("memory", "memory.memsw.limit_in_bytes", MEMORY)
+                self._write("memory", "memory.memsw.limit_in_bytes", self.memory)
             except OSError:                     # no swap accounting (swapaccount=0)
                 pass
         self._write("pids", "pids.max", TASKS)

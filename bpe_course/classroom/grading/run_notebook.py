@@ -52,7 +52,7 @@ from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, container, kernel_limits
 from .scoring import graded_cases
 from .speed import speed_job, speed_verdict
-from .watch import watch
+from .watch import RESIDENT, watch
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers the grader reads at most from a run
 MAX_ERRORS = 20
@@ -198,12 +198,21 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     for levels in chains(request["exercises"]):
         speed = speed_job(name, levels)
         data = job(nb, levels, request, cell_timeout, total_timeout, speed, use_sandbox)
+        data["resident"] = memory_budget(name)
         lines, got, rounds = run_job(data, total_timeout, use_sandbox)
         errors += [line for line in lines if line not in errors]
         answers.update(got)
         if speed is not None:
             verdict = speed_verdict(speed, rounds, got.get(speed["exercise"]))
     return ("; ".join(errors) or None), answers, verdict
+
+
+def memory_budget(name: str) -> int:
+    """The memory all of a notebook's processes may hold while worksheet `name` is graded:
+    the worksheet's budget (`Worksheet.memory`, worksheet 17's trainer) where it sets one
+    below the grader's own limit, else that limit (`watch.RESIDENT`)."""
+    budget = WORKSHEETS[name].memory
+    return min(budget, RESIDENT) if budget else RESIDENT
 
 
 class Run:
@@ -361,7 +370,8 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
     it closes once read) and the status; the sandbox gets a cgroup of its own where one can
     be had (`kernel_limits`), killed whole at the end."""
     mode = sandbox_mode(use_sandbox)
-    group = kernel_limits.SandboxGroup.create() if limits_once() else None
+    memory = min(data.get("resident") or kernel_limits.MEMORY, kernel_limits.MEMORY)
+    group = kernel_limits.SandboxGroup.create(memory) if limits_once() else None
     status = Status()
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
         run = MODES[mode](Path(work))
@@ -400,7 +410,7 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
         errors = []
         try:
             errors += watch(process, writable, total_timeout, status.where,
-                            usage=group is None)
+                            resident=data.get("resident") or RESIDENT, usage=group is None)
         finally:
             _kill(process)
             if group is not None:
@@ -410,7 +420,7 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
         if group is not None and group.oom_kills():
             errors.insert(0, f"stopped at {status.where()}: the kernel killed a process of "
                              f"the notebook's for holding more than "
-                             f"{kernel_limits.MEMORY / 2**30:g} GiB of memory (shared memory, "
+                             f"{memory / 2**30:g} GiB of memory (shared memory, "
                              f"memfd and files in /tmp included)")
         if group is not None and group.refused_tasks():
             errors.append(f"the kernel refused the notebook more than {kernel_limits.TASKS} "

@@ -19,7 +19,7 @@ import warnings
 import pytest
 
 from bpe_course import streaming
-from bpe_course.sentencepiece import model_file as spm_model
+from bpe_course.sentencepiece import model_proto as spm_model
 from bpe_course.classroom.checking import offlimits
 
 
@@ -34,7 +34,7 @@ def test_a_locked_generator_raises_when_iterated_and_comes_back_unlocked(unlocke
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         offlimits.apply([])
-        with pytest.raises(offlimits.OffLimits, match="bpe_course.sentencepiece.model_file.fields"):
+        with pytest.raises(offlimits.OffLimits, match="bpe_course.sentencepiece.model_proto.fields"):
             list(spm_model.fields(b"\x08\x01"))
         offlimits.apply(None)
     assert list(spm_model.fields(b"\x08\x01")) == want
