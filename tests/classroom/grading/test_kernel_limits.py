@@ -224,3 +224,15 @@ def test_an_answer_of_colliding_keys_is_refused_not_rebuilt():
     assert result["score"] == 0
     assert "an answer in which 17 or more distinct values share one hash value" in \
         result["message"], result["message"]
+
+
+@needs_cgroup
+def test_a_worksheets_memory_budget_is_the_groups_limit():
+    group = kernel_limits.SandboxGroup.create(2**30)
+    try:
+        version, folder = group.folders["memory"]
+        limit = (folder / ("memory.max" if version == "v2" else "memory.limit_in_bytes"))
+        assert int(limit.read_text()) == 2**30
+        assert int((group.folders["pids"][1] / "pids.max").read_text()) == kernel_limits.TASKS
+    finally:
+        group.remove()
