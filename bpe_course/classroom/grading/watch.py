@@ -27,13 +27,15 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
-          where: Callable[[], str], resident: int = RESIDENT, usage: bool = True) -> list[str]:
+          where: Callable[[], str], resident: int | None = None, usage: bool = True
+          ) -> list[str]:
     """Wait for the notebook's process; stop it at the time limit, as soon as its folders
     hold more than `DISK` bytes or `MAX_FILES` files (counted twice a second, and once
     more when it ends), and, with `usage` (where the sandbox has no cgroup, see
     `kernel_limits`), as soon as its processes together hold more than `resident` bytes
     of memory (`RESIDENT`, or a worksheet's smaller budget) or run more than `THREADS`
     threads (looked at four times a second)."""
+    resident = resident or RESIDENT
     deadline = time.monotonic() + total_timeout
     for tick in itertools.count():
         try:
