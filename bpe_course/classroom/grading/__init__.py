@@ -9,8 +9,12 @@ Outside the sandbox, in the grader's process:
   levels of helpers), its answers read back, the separate speed check
 - `bubblewrap`: the sandbox's command line (bubblewrap), and whether it works here
 - `container`: the container the grader runs in as the sandbox, where bubblewrap cannot
-  work (`--sandbox container`): users of its own, limits, locked files
-- `watch`: the limits watched from outside (memory and threads together, disk)
+  work (`--sandbox container`, only in a container): users of its own, limits, no
+  network, files out of reach (Landlock, locked files)
+- `kernel_limits`: a cgroup per sandbox, in which the kernel holds memory (shared memory,
+  memfd and tmpfs included), processes and CPU, counts CPU time and kills all at once
+- `watch`: the time limit, the files on disk, and (without a cgroup) memory and threads,
+  watched from outside
 - `scoring`, `report`: answers compared with the references; the JSON and CSV report
 - `class_mistakes`: each exercise's kinds of mistake, from the checkers' diagnoses, and
   the page of what the class got wrong (per exercise, how many learners made each kind)

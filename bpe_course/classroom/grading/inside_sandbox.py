@@ -153,6 +153,27 @@ def cpu_used() -> tuple | None:
     return (last, tuple(tasks)), total
 
 
+def group_cpu(fd: int) -> float | None:
+    """CPU seconds every process of the sandbox's cgroup has used, threads and processes
+    that ended included, from the descriptor the grader opened on its counter
+    (`kernel_limits.SandboxGroup.cpu_file`: cgroup v1's cpuacct.usage in nanoseconds,
+    or v2's cpu.stat), or None."""
+    try:
+        text = os.pread(fd, 4096, 0).decode("ascii")
+        if text.startswith("usage_usec "):
+            return int(text.split()[1]) / 1e6
+        return int(text) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def own_cpu() -> float:
+    """CPU seconds this process (the driver, every thread) has used."""
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Driver:
     """The driver's side: forwards the learner's messages to the grader, stamped with the
     level in force, hands out each level's helpers in order, and times the speed check."""
@@ -163,6 +184,8 @@ class Driver:
         self.speed = job.get("speed")
         self.rounds: list = []
         self.baseline = None
+        self.cases: list | None = None        # each level's exercises with their cases
+        self.cases_given = False                # a case, or the cells' errors, sent
 
     def forward(self, kind: str, payload: bytes = b"", **fields) -> None:
         header = json.dumps({"kind": kind, "level": self.level, "size": len(payload), **fields})
@@ -209,9 +232,11 @@ class Driver:
     def time_round(self) -> None:
         """One round of the speed check: reveal a text the learner's process has never seen,
         and time, with this process's clocks, until its trainer's answer comes back: the
-        CPU time every process of the notebook's spent meanwhile (`cpu_used`), and the wall
-        time when a process or thread started or ended meanwhile (which the CPU count could
-        miss)."""
+        CPU time every process of the notebook's spent meanwhile. Where the sandbox has a
+        cgroup, its counter (`group_cpu`) less the driver's own time: threads and processes
+        count whether they ended or not, and a classmate's sandbox is in another group.
+        Without one, `cpu_used` over the processes alive, and the wall time when a process
+        or thread started or ended meanwhile (which that count could miss)."""
         speed = self.speed
         if (not speed or not self.rounds or self.level > speed["level"]
                 or speed.get("abandoned")):
@@ -227,12 +252,13 @@ class Driver:
         allowed = max(2.0, entry["naive"] * 2)
         message = json.dumps({"text": entry["text"], "vocab_size": speed["vocab_size"],
                               "limit": allowed}).encode()
-        before = cpu_used()
+        group = self.job.get("cpu_fd")
+        before = cpu_used() if group is None else (group_cpu(group), own_cpu())
         start = time.monotonic()
         send_block(self.to_learner, message)
         line = self.lines.next(deadline=start + allowed + 5)
         wall = time.monotonic() - start
-        after = cpu_used()
+        after = cpu_used() if group is None else (group_cpu(group), own_cpu())
         answer, cpu = b"", None
         if line is None or not line.startswith(b"speed-answer "):
             speed["abandoned"] = True
@@ -241,22 +267,51 @@ class Driver:
                 self.handle(line)
         else:
             answer = line[len(b"speed-answer "):]
-            if before is not None and after is not None and before[0] == after[0]:
+            if group is not None and None not in (before[0], after[0]):
+                # the whole sandbox's CPU time but the driver's own: the learner's process
+                # tree, every thread and process it started or ended meanwhile included
+                cpu = max(0.0, (after[0] - before[0]) - (after[1] - before[1]))
+            elif before is not None and after is not None and before[0] == after[0]:
                 cpu = max(0, after[1] - before[1]) / 1e9
         self.forward("speed", answer, seed=entry["seed"], naive=entry["naive"], wall=wall,
                      cpu=cpu, limit=allowed)
+
+    def send_cases(self, payload: bytes) -> None:
+        """The cases of one exercise of a level now in force, which the learner's process
+        asks for when it probes that exercise (`run_notebook.run_job`: until then they are
+        in no memory it can read); an empty block for any other."""
+        try:
+            wanted = json.loads(payload)
+        except ValueError:
+            wanted = None
+        self.cases_given = True
+        for level in (self.cases or [])[:self.level + 1]:
+            for exercise in level:
+                if exercise["id"] == wanted:
+                    send_block(self.to_learner, json.dumps(exercise["groups"]).encode())
+                    return
+        send_block(self.to_learner, b"")
 
     def handle(self, line: bytes) -> bool:
         """Act on one line from the learner's process; False once it says it is done."""
         kind, _, payload = line.partition(b" ")
         if kind == b"next":
             self.next_level()
+        elif kind == b"cases":
+            self.send_cases(payload)
         elif kind == b"speed":
             self.time_round()
         elif kind == b"done":
             self.forward("done")
             return False
-        elif kind in (b"answers", b"errors", b"ended"):
+        elif kind == b"errors":
+            # the cells' errors, once, and only before any case was handed out: text the
+            # learner's code controls may reach the learner at once (the report, Gradescope's
+            # output), so it must not be able to carry a case in it
+            if self.cases is None or not self.cases_given:
+                self.cases_given = True
+                self.forward("errors", payload)
+        elif kind in (b"answers", b"ended"):
             self.forward(kind.decode(), payload)
         return True
 
@@ -272,13 +327,15 @@ class Driver:
                     return
             except Exception as e:
                 self.forward("failed", f"{type(e).__name__}: {e}"[:200].encode())
-                if line.split(b" ", 1)[0] in (b"next", b"speed"):
+                if line.split(b" ", 1)[0] in (b"next", b"speed", b"cases"):
                     send_block(self.to_learner, b"")
 
 
 def main(job_file: str) -> None:
     with open(job_file, encoding="utf-8") as f:
         job = json.load(f)
+    if isinstance(job.get("job_fd"), int):      # read: out of the learner's reach from now
+        os.close(job["job_fd"])
     to_grader = job.get("report_fd")
     limit({k: v for k, v in job.items() if k != "processes"})
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -292,9 +349,12 @@ def main(job_file: str) -> None:
     to_driver_r, to_driver_w = os.pipe()
     to_learner_r, to_learner_w = os.pipe()
     ids = job.get("ids")
+    cases_fd = job.get("cases_fd")
     pid = os.fork()
     if pid == 0:
         try:
+            if isinstance(cases_fd, int):       # read by the driver alone, after the fork
+                os.close(cases_fd)
             os.close(to_grader)
             os.close(to_driver_r)
             os.close(to_learner_w)
@@ -310,6 +370,13 @@ def main(job_file: str) -> None:
         become(ids[0])
         undumpable()                # changing users resets it
     driver = Driver(job, to_grader, Lines(to_driver_r), to_learner_w)
+    if isinstance(cases_fd, int):
+        os.lseek(cases_fd, 0, os.SEEK_SET)
+        chunks = []
+        while chunk := os.read(cases_fd, 1 << 20):
+            chunks.append(chunk)
+        os.close(cases_fd)
+        driver.cases = json.loads(b"".join(chunks))
     try:
         driver.prepare_speed()
     except Exception as e:                  # no speed check, the rest is graded

@@ -1,15 +1,20 @@
 """Running one notebook for the grader: a job for the driver in the sandbox, its answers read back.
 
 This runs in the grader's process, outside the sandbox. For each run the grader
-writes a job file (`job`: the notebook's code cells, its check cells left out;
-the cases, in levels; what to time) into a fresh folder, starts
-`inside_sandbox.main` on it inside bubblewrap (`bubblewrap.command`) with a
-fresh scratch folder, a user id of its own (`bubblewrap.sandbox_ids`, as root)
-and a pipe that only the driver holds, watches its memory, threads and files
-(`watch`), kills the whole sandbox at the notebook's time limit, and reads what
-the driver sent (`read_frames`: at most `MAX_ANSWERS` bytes, each answer checked
-for shape; `scoring` converts each answer within a time limit). Anything else
-the notebook left behind is deleted with its scratch folder.
+prepares the sandbox its mode asks for (`Run.prepare`: `Bubblewrap`, `Container`,
+or none), and `run_job` does the rest the same for all: it gives the sandbox a
+cgroup of its own where one can be had (`kernel_limits`: memory, processes and
+CPU held by the kernel), starts `inside_sandbox.main` there with a user id of its
+own (`bubblewrap.sandbox_ids`, as root) and three descriptors the grader made: a
+pipe that only the driver holds, the job (the notebook's code cells, its check
+cells left out; the exercises, in levels; what to time) as an anonymous file the
+driver closes once read, and the cases as another, which the driver reads after
+it has forked the learner's process (`split_cases`); and a status file (`Status`),
+so that the grader never opens a path inside the sandbox. It watches the time and
+the files (`watch`), kills the whole sandbox at the notebook's time limit, and
+reads what the driver sent (`read_frames`: at most `MAX_ANSWERS` bytes, each
+answer checked for shape; `scoring` reads each answer as data). Anything else the
+notebook left behind is deleted with its scratch folder and its cgroup.
 
 Exercises are grouped into *chains* (`chains`): the exercises that may use the
 same course helpers form a level, and a chain is a list of levels each of which
@@ -31,9 +36,11 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -42,13 +49,16 @@ from ..checking.checks import shipped
 from ..checking.offlimits import unlocked_names
 from ..checking.runner import to_plain
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
-from . import bubblewrap, container
+from . import bubblewrap, container, kernel_limits
 from .scoring import graded_cases
 from .speed import speed_job, speed_verdict
 from .watch import RESIDENT, watch
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers the grader reads at most from a run
 MAX_ERRORS = 20
+# How a probe's process ended, as `learner_process.in_child` says it: nothing else (the
+# learner's process could put any text there, a case it saw, say) reaches the report.
+ENDED = re.compile(r"killed by signal \d{1,3}|exit status \d{1,3}|it could not be waited for")
 MEMORY = 6 * 2**30                  # address space a notebook's process may use, in bytes
 FILE_SIZE = 2**30                   # bytes of one file it writes (a limit of the process)
 PROCESSES = 256                     # processes and threads it may run
@@ -205,71 +215,226 @@ def memory_budget(name: str) -> int:
     return min(budget, RESIDENT) if budget else RESIDENT
 
 
+class Run:
+    """The folders of one run, in a fresh temporary folder `work`: `scratch` (the notebook's
+    home), `temp` (its /tmp where the sandbox has no tmpfs of its own). Each sandbox mode
+    is a subclass whose `prepare` says how to start the driver there; `run_job` holds
+    the rest (the pipe, the limits, the watch, the read), the same for all."""
+
+    mode = "none"
+
+    def __init__(self, work: Path):
+        self.work, self.scratch, self.temp = work, work / "scratch", work / "temp"
+        self.scratch.mkdir()
+
+    def prepare(self, data: dict, job_file: str) -> tuple[list[str], dict | None, Path | None,
+                                                          list[Path]]:
+        """(argv, environment, working folder, the folders it may write on the grader's
+        disk) of the driver, reading its job from `job_file`; `data` (the job) gains what
+        this mode adds to it."""
+        writable = [self.scratch, *bubblewrap.writable_folders(self.temp)]
+        return bubblewrap.plain_command(Path(job_file)), None, self.scratch, writable
+
+    def end(self) -> None:
+        """Once the run is over (its process group killed): what this mode still kills."""
+
+    def private_package(self, copy, data: dict) -> Path:
+        """A private copy of the course for the sandbox's users (writable, so that the
+        driver can delete it once imported), and their user ids as root."""
+        self.scratch.chmod(0o777)
+        package = copy(self.work / "course" / "bpe_course")
+        for folder in [package.parent, package, *package.rglob("*")]:
+            if not folder.is_symlink():
+                folder.chmod(0o777 if folder.is_dir() else 0o666)
+        data["ids"] = bubblewrap.sandbox_ids() if bubblewrap.as_root() else None
+        return package
+
+
+class Bubblewrap(Run):
+    """The driver inside bubblewrap (`bubblewrap.command`): /tmp and /dev/shm are tmpfs
+    mounts of its own, the scratch folder its home."""
+
+    mode = "bubblewrap"
+
+    def prepare(self, data, job_file):
+        package = self.private_package(bubblewrap.copy_package, data)
+        data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
+        argv = bubblewrap.command(None, self.scratch, user=bubblewrap.user_namespace(),
+                                  package=package, job_file=job_file)
+        return argv, bubblewrap.BWRAP_ENV, None, [self.scratch, package.parent]
+
+
+class Container(Run):
+    """The container as the sandbox (`container`): the driver in a plain process that
+    drops to users of its own, which reach their own folders only."""
+
+    mode = "container"
+
+    def prepare(self, data, job_file):
+        package = self.private_package(container.private_package, data)
+        writable = [self.scratch, *bubblewrap.writable_folders(self.temp), package.parent]
+        self.work.chmod(0o711)          # the notebook's users reach their folders only
+        data["forget_sources"] = str(package)
+        self.ids = data.get("ids")
+        return (container.command(Path(job_file), package, self.scratch, self.temp),
+                container.environment(self.scratch, self.temp / "tmp"), self.scratch, writable)
+
+    def end(self):
+        if self.ids:
+            container.kill_users(self.ids)          # whatever left the process group
+
+
+MODES = {"none": Run, "bubblewrap": Bubblewrap, "container": Container}
+
+
+def anonymous_file() -> int:
+    """A descriptor of a new, empty anonymous file (in memory: a memfd), or of a plain
+    unlinked temporary file where there is no memfd_create."""
+    try:
+        return os.memfd_create("bpe-grade", os.MFD_ALLOW_SEALING)
+    except (AttributeError, OSError):
+        with tempfile.TemporaryFile() as f:
+            return os.dup(f.fileno())
+
+
+def seal(fd: int, data: bytes) -> int:
+    """Write `data` into the anonymous file `fd`, then seal it: it can neither grow nor
+    shrink, so nothing written to it later outgrows it."""
+    os.pwrite(fd, data, 0)
+    try:
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK
+                    | fcntl.F_SEAL_SEAL)
+    except (AttributeError, OSError):
+        pass
+    return fd
+
+
+class Status:
+    """Where the notebook is (a cell, an exercise's grading, the end): `STATUS_SIZE` bytes
+    of JSON in an anonymous file the grader made and holds by descriptor. The learner's
+    process writes it through the descriptor it inherits (`learner_process.write_json`),
+    so the grader never opens a path the notebook could replace (by a FIFO, say)."""
+
+    def __init__(self):
+        self.fd = seal(anonymous_file(), b" " * STATUS_SIZE)
+
+    def where(self) -> str:
+        try:
+            status = json.loads(os.pread(self.fd, STATUS_SIZE, 0) or b"")
+            cell = status["cell"]
+        except (ValueError, KeyError, TypeError, OSError):
+            return "start-up"
+        if cell == "grading":
+            exercise = status.get("exercise")
+            return (f"the grading of {exercise}" if isinstance(exercise, str)
+                    and exercise.isidentifier() else "grading")
+        if cell == "done":
+            return "the end"
+        return f"cell {cell}" if isinstance(cell, int) else "start-up"
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+STATUS_SIZE = 256                   # learner_process.STATUS_SIZE
+
+
+@functools.cache
+def limits_once() -> bool:
+    """Whether sandboxes get a cgroup (`kernel_limits`); where not, the grader says so once,
+    naming what it falls back to."""
+    ok, _ = kernel_limits.available()
+    if not ok:
+        print(f"warning: {kernel_limits.fallback()}", file=sys.stderr, flush=True)
+    return ok
+
+
+def split_cases(data: dict) -> tuple[dict, list]:
+    """(the job without any case, each level's exercises with their cases): the driver
+    reads the cases after it has forked the learner's process, and hands an exercise's
+    to it only when it probes that exercise, so that no cell can read a case (a hidden
+    one's code, say) from the job or from its own memory."""
+    public = dict(data, levels=[dict(level, exercises=[dict(e, groups=None)
+                                                        for e in level["exercises"]])
+                                for level in data["levels"]])
+    cases = [[{"id": e["id"], "groups": e["groups"]} for e in level["exercises"]]
+             for level in data["levels"]]
+    return public, cases
+
+
 def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
             ) -> tuple[list[str], dict, list[dict]]:
-    """One run in a fresh sandbox; (error lines, the answers that came back, speed rounds)."""
+    """One run in a fresh sandbox; (error lines, the answers that came back, speed rounds).
+    The driver gets three descriptors: the pipe it reports on, the job (an anonymous file
+    it closes once read) and the status; the sandbox gets a cgroup of its own where one can
+    be had (`kernel_limits`), killed whole at the end."""
     mode = sandbox_mode(use_sandbox)
+    memory = min(data.get("resident") or kernel_limits.MEMORY, kernel_limits.MEMORY)
+    group = kernel_limits.SandboxGroup.create(memory) if limits_once() else None
+    status = Status()
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
-        job_dir, scratch, temp = Path(work) / "job", Path(work) / "scratch", Path(work) / "temp"
-        job_dir.mkdir()
-        scratch.mkdir()
-        writable = [scratch, *bubblewrap.writable_folders(temp)]
-        inside_scratch = bubblewrap.HOME if mode == "bubblewrap" else str(scratch)
-        data["status"] = f"{inside_scratch}/.status.json"
+        run = MODES[mode](Path(work))
         ours, theirs = os.pipe()            # the driver writes, the grader reads
-        data["report_fd"] = theirs
-        env, cwd = None, scratch
-        if mode != "none":
-            scratch.chmod(0o777)
-            copy = (bubblewrap.copy_package if mode == "bubblewrap"
-                    else container.private_package)
-            package = copy(Path(work) / "course" / "bpe_course")
-            for folder in [package.parent, package, *package.rglob("*")]:
-                if not folder.is_symlink():
-                    folder.chmod(0o777 if folder.is_dir() else 0o666)
-            writable.append(package.parent)     # writable, so that the driver can delete it
-            data["ids"] = bubblewrap.sandbox_ids() if bubblewrap.as_root() else None
-        if mode == "bubblewrap":
-            data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
-            argv = bubblewrap.command(job_dir, scratch, temp, user=bubblewrap.user_namespace(),
-                                      package=package)
-            env, cwd = bubblewrap.BWRAP_ENV, None
-        elif mode == "container":
-            Path(work).chmod(0o711)         # the notebook's users reach their folders only
-            data["forget_sources"] = str(package)
-            argv = container.command(job_dir / "job.json", package)
-            env = container.environment(scratch, temp / "tmp")
-        else:
-            argv = bubblewrap.plain_command(job_dir / "job.json")
-        (job_dir / "job.json").write_text(json.dumps(data), encoding="utf-8")
-        errors = []
-        reader = FrameReader(ours)
+        job_fd, cases_fd = anonymous_file(), anonymous_file()
         try:
+            data.update(report_fd=theirs, status=status.fd, cpu_fd=None, job_fd=job_fd,
+                        cases_fd=cases_fd)
+            if group is not None:
+                data["processes"] = None        # the group's limit is the one that holds
+                if data.get("speed"):
+                    data["cpu_fd"] = group.cpu_file()
+            fd_folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+            argv, env, cwd, writable = run.prepare(data, f"{fd_folder}/{job_fd}")
+            public, cases = split_cases(data)
+            seal(job_fd, json.dumps(public).encode())
+            seal(cases_fd, json.dumps(cases).encode())
+            argv = group.command(argv) if group is not None else argv
+            fds = [fd for fd in (theirs, status.fd, job_fd, cases_fd, data["cpu_fd"])
+                   if fd is not None]
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                       cwd=cwd, start_new_session=True, pass_fds=(theirs,),
-                                       env=env)
+                                       cwd=cwd, start_new_session=True, pass_fds=fds, env=env)
         except BaseException:
             os.close(ours)
+            status.close()
+            if group is not None:
+                group.remove()
             raise
         finally:
-            os.close(theirs)
+            for fd in (theirs, job_fd, cases_fd, data.get("cpu_fd")):
+                if fd is not None:
+                    os.close(fd)
+        reader = FrameReader(ours)
         reader.start()
+        errors = []
         try:
-            errors += watch(process, writable, total_timeout, lambda: _where(scratch),
-                            resident=data.get("resident") or RESIDENT)
+            errors += watch(process, writable, total_timeout, status.where,
+                            resident=data.get("resident") or RESIDENT, usage=group is None)
         finally:
             _kill(process)
-            if mode == "container" and data.get("ids"):
-                container.kill_users(data["ids"])     # whatever left the process group
+            if group is not None:
+                group.kill()
+            run.end()
         reader.join()
+        if group is not None and group.oom_kills():
+            errors.insert(0, f"stopped at {status.where()}: the kernel killed a process of "
+                             f"the notebook's for holding more than "
+                             f"{memory / 2**30:g} GiB of memory (shared memory, "
+                             f"memfd and files in /tmp included)")
+        if group is not None and group.refused_tasks():
+            errors.append(f"the kernel refused the notebook more than {kernel_limits.TASKS} "
+                          f"processes and threads at once")
         answers, reported, rounds, problem = read_frames(reader, data)
         if problem:
             errors.append(problem)
         elif not errors and not reader.done:
-            errors.append(f"the notebook's process ended during {_where(scratch)} "
+            errors.append(f"the notebook's process ended during {status.where()} "
                           f"(a crash, os._exit or a kill?)")
-        shutil.rmtree(scratch, ignore_errors=True)
+        status.close()
+        if group is not None:
+            group.remove()
+        shutil.rmtree(run.scratch, ignore_errors=True)
     return reported + errors, answers, rounds
 
 
@@ -338,8 +503,9 @@ def read_frames(reader: FrameReader, data: dict
             if kind == "answers" and isinstance(found.get("entry"), dict):
                 answers[found["id"]] = found["entry"]
             elif kind == "ended" and isinstance(found.get("how"), str):
+                how = found["how"] if ENDED.fullmatch(found["how"]) else "it ended early"
                 ended.append(f"the notebook's process ended while {found['id']} was checked "
-                             f"({found['how'][:80]})")
+                             f"({how})")
         elif kind == "failed":
             lines.append(f"the grader's driver failed: {raw.decode('utf-8', 'replace')[:200]}")
         elif kind == "speed" and data.get("speed") and level <= data["speed"]["level"]:
@@ -348,28 +514,3 @@ def read_frames(reader: FrameReader, data: dict
         if exercise not in lines:
             lines.append(exercise)
     return answers, lines, rounds, None
-
-
-def _read_small(path: Path, limit: int) -> bytes | None:
-    """At most `limit` bytes of a regular file the notebook may have tampered with (never a
-    symlink or a FIFO, which could point anywhere or block the grader), or None."""
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        with open(path, "rb") as f:
-            return f.read(limit + 1)
-    except OSError:
-        return None
-
-
-def _where(scratch: Path) -> str:
-    try:
-        status = json.loads(_read_small(scratch / ".status.json", 1000) or b"")
-        cell = status["cell"]
-    except (ValueError, KeyError, TypeError):
-        return "start-up"
-    if cell == "grading":
-        exercise = status.get("exercise")
-        return f"the grading of {exercise}" if isinstance(exercise, str) and exercise.isidentifier() \
-            else "grading"
-    return {"done": "the end"}.get(cell, f"cell {cell}")

@@ -14,8 +14,13 @@ ordinary input, decodes wrongly, loses or shares state, or never stops; more whe
 only breaks a rule the worksheet states; the share of cases alone when it fails only
 rare edge cases. The exercise's message says which cap applied.
 
-What came back from the sandbox is untrusted: each answer is decoded within a size budget
-and a time limit, and anything malformed is an `Opaque` answer that equals nothing.
+What came back from the sandbox is untrusted: each answer is decoded within a size budget,
+and anything malformed is an `Opaque` answer that equals nothing. Reading one costs time
+in proportion to its size (times its log): `from_plain` builds no dict or set from values
+that crowd one hash value (it refuses such an answer), so neither the comparison here nor a
+checker's diagnosis, whatever sets it makes of the answer, can be made quadratic by the
+learner. So the deadline of the run, a kill of the sandbox, is the only one the learner's
+answers need: the grader's own reading of them is bounded by their size.
 
 A *timed* case (one that compares the learner's speed with the course's naive trainer,
 `timed`) is not run in the learner's process: anything timed where the learner's code

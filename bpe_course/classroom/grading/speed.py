@@ -12,10 +12,13 @@ The sandbox's driver (`inside_sandbox.Driver`), which never runs the learner's c
 and which the learner's process can neither read nor signal, draws texts of the
 timing case's size from a seed only it knows, times the course's naive trainer on
 each, then hands each text to the learner's process only when asked and times the
-learner's trainer until its answer comes back. Both sides are timed in CPU time (the
-naive trainer's in the driver, the learner's summed over every process of the
-sandbox), which a busy machine does not inflate; when the learner's code starts or
-ends a process or thread while timed, its wall time counts instead. The grader then
+learner's trainer until its answer comes back. Both sides are timed in CPU time, which
+a busy machine, or classmates graded alongside, do not inflate: the naive trainer's in
+the driver, in the same run on the same machine; the learner's from the sandbox's cgroup
+(`kernel_limits`), every thread and process of the notebook's counted, those that ended
+meanwhile included, less the driver's own time. Where the sandbox has no cgroup, the
+learner's time is summed over the processes alive at both ends, and when its code starts
+or ends a process or thread while timed, its wall time counts instead. The grader then
 checks each answer against the course's trainer on the same text (`speed_verdict`).
 """
 

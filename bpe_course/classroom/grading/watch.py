@@ -1,9 +1,13 @@
-"""Watching a notebook's sandbox from outside: its memory, threads and files.
+"""Watching a notebook's sandbox from outside: its time, its files, and (without a cgroup) its memory.
 
-The kernel's limits are per process (address space, file size) or per user (processes),
-and cannot see a sum: many processes each under their memory limit, or many small files,
-can still fill the machine. So the grader looks at the whole sandbox from outside, a few
-times a second, and stops it with a one-line reason when it passes one of these limits.
+The time limit is a kill: at the deadline the grader kills the sandbox's process group
+and its cgroup, whatever runs there. Memory, processes and CPU are limits the kernel
+sets on the sandbox's cgroup (`kernel_limits`). What no kernel limit here counts is
+what the notebook keeps on the grader's disk (its scratch folder): the grader counts it
+a few times a second and stops the sandbox with a one-line reason past `DISK` bytes or
+`MAX_FILES` files. Where no cgroup can be had, the watcher also sums the memory and
+threads of the sandbox's processes (`sandbox_usage`): a report that comes late, and
+blind to memory that belongs to no process (memfd, SysV shared memory), not a limit.
 """
 
 from __future__ import annotations
@@ -23,13 +27,15 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
-          where: Callable[[], str], resident: int = RESIDENT) -> list[str]:
-    """Wait for the notebook's process; stop it at the time limit, as soon as its processes
-    together hold more than `resident` bytes of memory (`RESIDENT`, or a worksheet's
-    smaller budget) or run more than `THREADS`
-    threads (looked at four times a second), or as soon as its folders hold more than
-    `DISK` bytes or `MAX_FILES` files (counted twice a second, and once more when it
-    ends)."""
+          where: Callable[[], str], resident: int | None = None, usage: bool = True
+          ) -> list[str]:
+    """Wait for the notebook's process; stop it at the time limit, as soon as its folders
+    hold more than `DISK` bytes or `MAX_FILES` files (counted twice a second, and once
+    more when it ends), and, with `usage` (where the sandbox has no cgroup, see
+    `kernel_limits`), as soon as its processes together hold more than `resident` bytes
+    of memory (`RESIDENT`, or a worksheet's smaller budget) or run more than `THREADS`
+    threads (looked at four times a second)."""
+    resident = resident or RESIDENT
     deadline = time.monotonic() + total_timeout
     for tick in itertools.count():
         try:
@@ -41,7 +47,7 @@ def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
             return []
         except subprocess.TimeoutExpired:
             pass
-        held, threads = sandbox_usage(process.pid)
+        held, threads = sandbox_usage(process.pid) if usage else (0, 0)
         if held > resident or threads > THREADS:
             return [f"stopped at {where()}: the notebook's processes held more than "
                     f"{resident / 2**30:g} GiB of memory or ran more than {THREADS} threads"]

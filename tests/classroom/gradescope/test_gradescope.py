@@ -151,11 +151,15 @@ def autograder_tree(base: Path, zip_path: Path, notebooks: dict) -> Path:
     return root
 
 
-def run_autograder(root: Path, python: str = sys.executable, path: str | None = None
-                   ) -> subprocess.CompletedProcess:
-    """The zip's run_autograder, as Gradescope runs it (in the root), on this Python."""
+def run_autograder(root: Path, python: str = sys.executable, path: str | None = None,
+                   container_kind: str | None = None) -> subprocess.CompletedProcess:
+    """The zip's run_autograder, as Gradescope runs it (in the root), on this Python; with
+    `container_kind`, as in a container of that kind (the `container` variable, systemd's
+    convention, which `container.detect` reads: this machine need not be one)."""
     env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=python,
                PYTHONPATH=str(ROOT))
+    if container_kind is not None:
+        env["container"] = container_kind
     if path is not None:
         env["PATH"] = path
     return subprocess.run([str(root / "source" / "run_autograder")], cwd=root, env=env,
@@ -332,6 +336,9 @@ def test_the_grader_names_the_container_and_the_flag_when_bubblewrap_cannot_work
     monkeypatch.setattr(bubblewrap, "as_root", lambda: False)
     ok, why = command.choose_sandbox("container")
     assert not ok and "needs the grader to run as root" in why
+    monkeypatch.setattr(container, "detect", lambda: None)        # and outside a container
+    ok, why = command.choose_sandbox("container")
+    assert not ok and "no container was detected" in why and "--sandbox bubblewrap" in why
 
 
 def test_hidden_details_follow_the_chosen_visibility():
@@ -412,10 +419,17 @@ try:
     report["wrote_results"] = True
 except OSError:
     report["wrote_results"] = False
-child = subprocess.Popen(["sleep", "600"], start_new_session=True)
+child = subprocess.Popen(["sleep", SLEEP], start_new_session=True)
 report["escaped"] = child.pid
 open(SPY_FILE, "w").write(json.dumps(report))
 '''
+
+
+def _command(pid: str) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
 
 
 def test_the_container_as_sandbox_runs_the_notebook_as_a_user_of_its_own(
@@ -430,17 +444,27 @@ def test_the_container_as_sandbox_runs_the_notebook_as_a_user_of_its_own(
         spy_dir.chmod(0o777)
         nb = worksheet("solutions")
         root = autograder_tree(base, zips["container"], {})
-        spy = f"RESULTS = {str(root / 'results')!r}\nSPY_FILE = {str(spy_dir / 'spy')!r}\n" + SPY
+        sleep = f"600.{os.getpid()}{time.monotonic_ns() % 10**6}"     # this test's own
+        spy = (f"RESULTS = {str(root / 'results')!r}\nSPY_FILE = {str(spy_dir / 'spy')!r}\n"
+               f"SLEEP = {sleep!r}\n" + SPY)
         nb.cells.insert(cell_index(nb, "merge_code"), new_code_cell(spy))
         nbformat.write(nb, root / "submission" / f"{WORKSHEET}.ipynb")
         for folder in (root, root / "submission"):
             folder.chmod(0o755)
         (root / "results").chmod(0o777)     # even so: run_autograder makes it root's alone
-        done = run_autograder(root, python=public_python)
+        done = run_autograder(root, python=public_python, container_kind="docker")
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "sandbox: the container itself" in done.stdout
+        assert "sandbox: the container itself (docker;" in done.stdout
         data = graded(root)
         assert data["score"] == sum(WORKSHEETS[WORKSHEET].points.values())   # not 999
+        if not (spy_dir / "spy").exists():
+            # Landlock keeps the notebook out of a folder every user may write; what the spy
+            # would have said is checked from outside: no process of a sandbox's user is left
+            assert container.confinable(), done.stdout
+            time.sleep(0.1)
+            assert not [pid for pid in os.listdir("/proc") if pid.isdigit()
+                        and _command(pid) == ["sleep", sleep]]
+            return
         seen = json.loads((spy_dir / "spy").read_text())
         assert seen["uid"] != 0 and seen["gid"] != 0
         assert seen["wrote_results"] is False
