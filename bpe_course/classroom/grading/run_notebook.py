@@ -2,7 +2,7 @@
 
 This runs in the grader's process, outside the sandbox. For each run the grader
 writes a job file (`job`: the notebook's code cells, its check cells left out;
-the cases, in levels; what to time) into a fresh folder, starts
+the cases; what to time) into a fresh folder, starts
 `inside_sandbox.main` on it inside bubblewrap (`bubblewrap.command`) with a
 fresh scratch folder, a user id of its own (`bubblewrap.sandbox_ids`, as root)
 and a pipe that only the driver holds, watches its memory, threads and files
@@ -11,16 +11,11 @@ the driver sent (`read_frames`: at most `MAX_ANSWERS` bytes, each answer checked
 for shape; `scoring` converts each answer within a time limit). Anything else
 the notebook left behind is deleted with its scratch folder.
 
-Exercises are grouped into *chains* (`chains`): the exercises that may use the
-same course helpers form a level, and a chain is a list of levels each of which
-leaves at least what the last one left usable. One run (one sandbox, the cells
-run once) grades a chain: the learner's process starts locked to the first
-level and gets each next level's helpers only after sending the answers of the
-levels before, which the driver forwards stamped with their level; an answer
-stamped with a level above its exercise's is refused. So code that one exercise
-may use is never live where an exercise that may not use it is still to be
-checked, and no cell can keep a copy of it. Exercises whose helpers are not in
-such an order (each may use something the other may not) get runs of their own.
+One run (one sandbox, the cells run once) grades every exercise of the notebook.
+What each answer may call is read from the notebook's source by the grader
+(`checking.source_rules`), not locked inside the learner's process; the
+sandbox's copy of the course ships without the worksheet's answers
+(`bubblewrap.strip_answers`), so the course's own solution is not there to call.
 
 The speed requirement of a worksheet (worksheet 07's `train_bpe`) is timed by the
 driver, outside the learner's process, and reported as a separate check (`speed`).
@@ -39,7 +34,6 @@ import threading
 from pathlib import Path
 
 from ..checking.checks import shipped
-from ..checking.offlimits import unlocked_names
 from ..checking.runner import to_plain
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, container
@@ -60,8 +54,7 @@ def is_check_cell(cell) -> bool:
 
 
 def probe_request(name: str, seed: int, time_limit: float) -> dict:
-    """What the probe needs: for each exercise, the learner's name, the helpers it may use
-    and every case the grader scores (hidden ones drawn with `seed`; timed cases are the
+    """What the probe needs: for each exercise, the learner's name and every case the grader scores (hidden ones drawn with `seed`; timed cases are the
     separate speed check and left out, each group keeping its place)."""
     exercises = []
     for exercise in WORKSHEETS[name].points:
@@ -74,53 +67,22 @@ def probe_request(name: str, seed: int, time_limit: float) -> dict:
             if not kept:
                 plain.update(env={}, setup="")
             groups.append(plain)
-        allowed, denied = checker.off_limits()
         exercises.append({"id": exercise, "target": checker.target, "methods": checker.own,
-                          "groups": groups, "allowed": allowed, "denied": denied})
+                          "groups": groups})
     return {"exercises": exercises, "time_limit": time_limit}
 
 
-def by_helpers(exercises: list[dict]) -> list[list[dict]]:
-    """The exercises grouped by the course helpers they may use, in worksheet order."""
-    groups: dict = {}
-    for exercise in exercises:
-        key = (tuple(exercise["allowed"]), tuple(exercise["denied"]))
-        groups.setdefault(key, []).append(exercise)
-    return list(groups.values())
+def code_cells(nb) -> list[tuple[int, str]]:
+    """(index in the notebook, source) of the code cells the grader runs: the check cells
+    left out."""
+    return [(i, c.source) for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and not is_check_cell(c)]
 
 
-@functools.lru_cache(maxsize=None)
-def _live(allowed: tuple, denied: tuple) -> frozenset:
-    return unlocked_names(allowed, denied)
-
-
-def chains(exercises: list[dict]) -> list[list[list[dict]]]:
-    """Runs, each a list of levels (exercises with the same helpers), each level leaving at
-    least the course functions the level before left usable (compared function by
-    function, `offlimits.unlocked_names`)."""
-    levels = []
-    for group in by_helpers(exercises):
-        live = _live(tuple(group[0]["allowed"]), tuple(group[0]["denied"]))
-        levels.append((len(live), live, group))
-    runs: list[list[tuple]] = []
-    for size, live, group in sorted(levels, key=lambda level: level[0]):
-        run = next((r for r in runs if r[-1][1] <= live), None)
-        if run is None:
-            runs.append([(size, live, group)])
-        else:
-            run.append((size, live, group))
-    return [[group for _, _, group in run] for run in runs]
-
-
-def job(nb, levels: list[list[dict]], request: dict, cell_timeout: float,
-        total_timeout: float, speed: dict | None, sandboxed: bool = True) -> dict:
-    """The job file of one run: the cells, and the exercises of `levels` (see `chains`),
-    locked to the first level's helpers from the first cell."""
-    cells = [(i, c.source) for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and not is_check_cell(c)]
-    return {"cells": cells,
-            "levels": [{"allowed": level[0]["allowed"], "denied": level[0]["denied"],
-                        "exercises": level} for level in levels],
+def job(nb, request: dict, cell_timeout: float, total_timeout: float, speed: dict | None,
+        sandboxed: bool = True) -> dict:
+    """The job file of one run: the cells, and the exercises."""
+    return {"cells": code_cells(nb), "exercises": request["exercises"],
             "time_limit": request["time_limit"], "memory": MEMORY, "file_size": FILE_SIZE,
             "processes": process_limit(sandboxed), "cell_timeout": cell_timeout,
             "cells_time": max(5.0, total_timeout * 0.6), "speed": speed}
@@ -178,28 +140,26 @@ def _kill(process: subprocess.Popen) -> None:
 def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
                  case_timeout: float, use_sandbox: bool | str = True
                  ) -> tuple[str | None, dict, dict | None]:
-    """Run the notebook and the probe, once per chain of exercises (`chains`), in the
-    sandbox `use_sandbox` names (see `sandbox_mode`); (error or None, the answers that
-    came back, the speed check's verdict or None)."""
+    """Run the notebook and the probe in the sandbox `use_sandbox` names (see
+    `sandbox_mode`); (error or None, the answers that came back, the speed check's verdict
+    or None)."""
     request = probe_request(name, seed, case_timeout)
-    errors: list[str] = []
-    answers: dict = {}
+    speed = speed_job(name, [request["exercises"]])
+    data = job(nb, request, cell_timeout, total_timeout, speed, use_sandbox)
+    data["answers"] = list(WORKSHEETS[name].not_shipped())
+    data["worksheet"] = name
+    errors, answers, rounds = run_job(data, total_timeout, use_sandbox)
     verdict = None
-    for levels in chains(request["exercises"]):
-        speed = speed_job(name, levels)
-        data = job(nb, levels, request, cell_timeout, total_timeout, speed, use_sandbox)
-        lines, got, rounds = run_job(data, total_timeout, use_sandbox)
-        errors += [line for line in lines if line not in errors]
-        answers.update(got)
-        if speed is not None:
-            verdict = speed_verdict(speed, rounds, got.get(speed["exercise"]))
-    return ("; ".join(errors) or None), answers, verdict
+    if speed is not None:
+        verdict = speed_verdict(speed, rounds, answers.get(speed["exercise"]))
+    return ("; ".join(dict.fromkeys(errors)) or None), answers, verdict
 
 
 def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
             ) -> tuple[list[str], dict, list[dict]]:
     """One run in a fresh sandbox; (error lines, the answers that came back, speed rounds)."""
     mode = sandbox_mode(use_sandbox)
+    answers_of, worksheet = data.pop("answers", ()), data.pop("worksheet", "")
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
         job_dir, scratch, temp = Path(work) / "job", Path(work) / "scratch", Path(work) / "temp"
         job_dir.mkdir()
@@ -215,19 +175,18 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
             copy = (bubblewrap.copy_package if mode == "bubblewrap"
                     else container.private_package)
             package = copy(Path(work) / "course" / "bpe_course")
+            bubblewrap.strip_answers(package, answers_of, f"worksheet {worksheet} is graded: "
+                                     f"it is an answer you write yourself")
             for folder in [package.parent, package, *package.rglob("*")]:
-                if not folder.is_symlink():
-                    folder.chmod(0o777 if folder.is_dir() else 0o666)
-            writable.append(package.parent)     # writable, so that the driver can delete it
+                if not folder.is_symlink():     # readable by the sandbox's users, no more
+                    folder.chmod(0o755 if folder.is_dir() else 0o644)
             data["ids"] = bubblewrap.sandbox_ids() if bubblewrap.as_root() else None
         if mode == "bubblewrap":
-            data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
             argv = bubblewrap.command(job_dir, scratch, temp, user=bubblewrap.user_namespace(),
                                       package=package)
             env, cwd = bubblewrap.BWRAP_ENV, None
         elif mode == "container":
             Path(work).chmod(0o711)         # the notebook's users reach their folders only
-            data["forget_sources"] = str(package)
             argv = container.command(job_dir / "job.json", package)
             env = container.environment(scratch, temp / "tmp")
         else:
@@ -304,17 +263,13 @@ def _payload(raw: bytes):
 def read_frames(reader: FrameReader, data: dict
                 ) -> tuple[dict, list[str], list[dict], str | None]:
     """(answers by exercise, the learner's error lines, the speed rounds, a problem or None)
-    from what the driver sent. An exercise's answers count only if they arrived while the
-    level in force was no higher than the exercise's own."""
+    from what the driver sent."""
     if reader.overflow:
         return {}, [], [], f"the answers were larger than {MAX_ANSWERS // 2**20} MB"
-    level_of = {e["id"]: n for n, level in enumerate(data["levels"])
-                for e in level["exercises"]}
+    exercises = {e["id"] for e in data["exercises"]}
     answers, lines, rounds, ended = {}, [], [], []
     for header, raw in reader.frames:
-        kind, level = header.get("kind"), header.get("level")
-        if not isinstance(level, int):
-            continue
+        kind = header.get("kind")
         if kind == "errors":
             found = _payload(raw)
             if isinstance(found, list):
@@ -322,8 +277,7 @@ def read_frames(reader: FrameReader, data: dict
                          if isinstance(e, str)]
         elif kind in ("answers", "ended"):
             found = _payload(raw)
-            if not (isinstance(found, dict) and found.get("id") in level_of
-                    and level <= level_of[found["id"]]):
+            if not (isinstance(found, dict) and found.get("id") in exercises):
                 continue
             if kind == "answers" and isinstance(found.get("entry"), dict):
                 answers[found["id"]] = found["entry"]
@@ -332,7 +286,7 @@ def read_frames(reader: FrameReader, data: dict
                              f"({found['how'][:80]})")
         elif kind == "failed":
             lines.append(f"the grader's driver failed: {raw.decode('utf-8', 'replace')[:200]}")
-        elif kind == "speed" and data.get("speed") and level <= data["speed"]["level"]:
+        elif kind == "speed" and data.get("speed"):
             rounds.append(dict(header, answer=_payload(raw)))
     for exercise in ended:
         if exercise not in lines:

@@ -170,5 +170,9 @@ WORKSHEET = Worksheet(
     helpers={"spm_encode": ("bpe_course.sentencepiece.model_file",
                             "bpe_course.sentencepiece.tokenizer.mistral_model_bytes",
                             "bpe_course.sentencepiece.trainer")},
+    answers=tuple(f"bpe_course.sentencepiece.tokenizer.{m}" for m in (
+        "SentencePieceTokenizer.normalize", "SentencePieceTokenizer.segment",
+        "SentencePieceTokenizer.encode", "SentencePieceBPE.segment", "SentencePieceBPE.encode",
+        "SentencePieceBPE.bpe")),
     hidden={"spm_normalize": _spm_normalize_hidden, "spm_encode": _spm_encode_hidden},
 )
