@@ -85,10 +85,18 @@ site: dev
 
 # Move the course's home (the repository the Colab badges open and the setup cells install
 # from): rewrites course.py, every badge and setup cell, the worksheets, README and pyproject.
+# It needs the package and nbformat alone, not JupyterLab: it uses .venv/ when `make lab` made
+# it, else a small environment of its own (.venv-home/).
 BRANCH ?= main
-home: venv
+HOME_VENV := .venv-home
+home:
 	@test -n "$(REPO)" || { echo "usage: make home REPO=owner/name [BRANCH=main]" >&2; exit 2; }
-	$(BIN)/python tools/home.py "$(REPO)" "$(BRANCH)"
+	@if [ -x $(BIN)/python ]; then py=$(BIN)/python; else \
+	    py=$(HOME_VENV)/bin/python; \
+	    [ -x $$py ] || { $(PYTHON) -m venv $(HOME_VENV) && \
+	                    $$py -m pip install --quiet -e . nbformat; } || exit 1; \
+	fi; \
+	$$py tools/home.py "$(REPO)" "$(BRANCH)"
 
 clean:
-	rm -rf $(VENV) build _site *.egg-info
+	rm -rf $(VENV) $(HOME_VENV) build _site *.egg-info

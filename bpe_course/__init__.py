@@ -65,56 +65,68 @@ fills tiktoken's cache the first time tiktoken looks for its encodings; call
 `offline_tiktoken()` to do it yourself and see what happened.
 """
 
-from importlib import metadata as _metadata
-
 from ._safe_path import guard as _guard
 
 _guard()        # only under `python -m bpe_course`: see _safe_path
 
-from .pairs import best_pair, get_stats, merge  # noqa: E402 (after the guard, on purpose)
-from .base import Tokenizer
-from .basic import BasicTokenizer
-from .patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from .regex_tokenizer import RegexTokenizer
-from .openai.encodings import get_encoding
-from .openai.tokenizer import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
-from .openai.tiktoken_cache import offline_tiktoken
-from .training.trainer import train_bpe
-from .files.model_files import load, save_tiktoken, to_tiktoken
-from .files.huggingface import load_vocab_merges, save_tokenizer_json, save_vocab_merges
-from .sentencepiece.tokenizer import SentencePieceBPE
-from .sentencepiece.trainer import train_codepoint_bpe
-from .sentencepiece.unigram import SentencePieceUnigram
-from .sentencepiece.unigram_trainer import train_unigram
-from .sentencepiece.load import load_sentencepiece
-from .wordpiece.tokenizer import WordPiece
-from .wordpiece.trainer import train_wordpiece
-from .pipeline.tokenizer_json import load_tokenizer_json
-from .viz import compare_tokens, merge_tree, show_tokens
-from .explorer import token_explorer
+# Every public name, with the module that defines it. Nothing below is imported until it is
+# first used (`bpe_course.train_bpe`, `from bpe_course import OpenAITokenizer`): a notebook
+# that needs the first chapters' tokenizers never pays for the pipeline, the trainer's
+# progress bars or the installed package's metadata (benchmarks/import_time.py measures it).
+_PUBLIC = {
+    ".pairs": ["best_pair", "get_stats", "merge"],
+    ".base": ["Tokenizer"],
+    ".basic": ["BasicTokenizer"],
+    ".patterns": ["GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN"],
+    ".regex_tokenizer": ["RegexTokenizer"],
+    ".openai.encodings": ["get_encoding"],
+    ".openai.tokenizer": ["GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError"],
+    ".openai.tiktoken_cache": ["offline_tiktoken"],
+    ".training.trainer": ["train_bpe"],
+    ".files.model_files": ["load", "save_tiktoken", "to_tiktoken"],
+    ".files.huggingface": ["load_vocab_merges", "save_tokenizer_json", "save_vocab_merges"],
+    ".sentencepiece.tokenizer": ["SentencePieceBPE"],
+    ".sentencepiece.trainer": ["train_codepoint_bpe"],
+    ".sentencepiece.unigram": ["SentencePieceUnigram"],
+    ".sentencepiece.unigram_trainer": ["train_unigram"],
+    ".sentencepiece.load": ["load_sentencepiece"],
+    ".wordpiece.tokenizer": ["WordPiece"],
+    ".wordpiece.trainer": ["train_wordpiece"],
+    ".pipeline.tokenizer_json": ["load_tokenizer_json"],
+    ".viz": ["compare_tokens", "merge_tree", "show_tokens"],
+    ".explorer": ["token_explorer"],
+}
+_WHERE = {name: module for module, names in _PUBLIC.items() for name in names}
 
-# The one version number is pyproject.toml's; the installed package's metadata carries it.
-try:
-    __version__ = _metadata.version("bpe-course")
-except _metadata.PackageNotFoundError:      # the source tree on sys.path, not installed
-    __version__ = "0+unknown"
-
-__all__ = [
-    "get_stats", "merge", "best_pair", "Tokenizer", "BasicTokenizer",
-    "GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN", "RegexTokenizer",
-    "get_encoding", "GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError", "offline_tiktoken",
-    "train_bpe", "load", "to_tiktoken", "save_tiktoken", "save_vocab_merges",
-    "load_vocab_merges", "save_tokenizer_json", "load_tokenizer_json",
-    "SentencePieceBPE", "SentencePieceUnigram", "load_sentencepiece", "WordPiece",
-    "train_codepoint_bpe", "train_unigram", "train_wordpiece", "show_tokens",
-    "compare_tokens", "merge_tree", "token_explorer",
-]
+__all__ = list(_WHERE)
 
 
 def __getattr__(name: str):
-    """`from bpe_course import checks` (what worksheets write) loads the classroom's checkers
-    only when asked, so that `import bpe_course` stays the tokenizer story alone."""
-    if name == "checks":
-        from .classroom.checking import checks
-        return checks
-    raise AttributeError(f"module 'bpe_course' has no attribute {name!r}")
+    """Load a public name's module on first use, and keep the name here from then on.
+
+    A submodule (`bpe_course.corpora`, `bpe_course.openai`) loads on first use as well, as if
+    the package had imported it; `bpe_course.checks` (worksheets write `from bpe_course import
+    checks`) is the classroom's checkers, the one way into the classroom from here."""
+    import importlib
+    import importlib.util
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+    elif name == "checks":
+        value = importlib.import_module(".classroom.checking.checks", __name__)
+    elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+        return importlib.import_module(f".{name}", __name__)      # sets the attribute itself
+    elif name == "__version__":
+        # The one version number is pyproject.toml's; the installed package's metadata has it.
+        from importlib import metadata
+        try:
+            value = metadata.version("bpe-course")
+        except metadata.PackageNotFoundError:      # the source tree on sys.path, not installed
+            value = "0+unknown"
+    else:
+        raise AttributeError(f"module 'bpe_course' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE) | {"__version__"})

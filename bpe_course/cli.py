@@ -179,6 +179,10 @@ def cli_train(argv: list[str]) -> int:
         extra = f" + {len(specials)} special token(s)" if specials else ""
         return fail(f"--vocab-size {args.vocab_size}: it must be at least 256 (one id per "
                     f"byte){extra}")
+    if args.vocab_size - len(specials) > sys.maxunicode + 1:
+        return fail(f"--vocab-size {args.vocab_size}: it can be at most "
+                    f"{sys.maxunicode + 1 + len(specials):,} (the trainer writes each token "
+                    f"as one character, and there are {sys.maxunicode + 1:,})")
     if args.workers is not None and args.workers < 1:
         return fail(f"--workers {args.workers}: give 1 or more processes")
     problem = corpus_problem(args.corpus) or output_problem(args.output)
@@ -297,3 +301,24 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:               # Ctrl-C: one line, as shells report SIGINT (130)
         print(f"interrupted: {argv[0]} stopped before it finished", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as e:        # a package that this install does not bring
+        if not e.name or e.name.split(".")[0] in ("bpe_course", "tiktoken_ext"):
+            raise
+        return fail(missing_package(argv[0], e.name.split(".")[0]))
+
+
+# Packages some commands need that a plain `pip install bpe-course` does not bring, with the
+# extra of the course that brings each.
+EXTRAS = {"nbformat": "dev", "nbclient": "dev", "jupyter_client": "dev", "ipykernel": "learn",
+          "transformers": "learn"}
+
+
+def missing_package(command: str, package: str) -> str:
+    """One line for a command whose package is not installed: what to install.
+
+    >>> missing_package("exercises", "nbformat")
+    "the exercises command needs nbformat, which is not installed: pip install nbformat (or install the course with it: pip install 'bpe-course[dev]')"
+    """
+    extra = EXTRAS.get(package)
+    also = f" (or install the course with it: pip install 'bpe-course[{extra}]')" if extra else ""
+    return f"the {command} command needs {package}, which is not installed: pip install {package}{also}"

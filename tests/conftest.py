@@ -11,6 +11,9 @@
   user-defined and control pieces; a BPE model with the library's defaults.
 - `wordpiece_tokenizer`: a `tokenizers` BERT tokenizer (BertNormalizer, BertPreTokenizer,
   WordPiece) trained on the prose, once per session.
+- `copy_tree(source, target)`: `shutil.copytree` without what Jupyter and Python write
+  beside the course's files (`.ipynb_checkpoints/` after `make lab`, `__pycache__/`, ...),
+  for tests that copy a folder of the repository.
 - `many_scripts`: a Hypothesis strategy for text in many scripts, with the characters
   normalizers treat specially (accents, combining marks, full-width forms, ligatures,
   control characters, whitespace runs).
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import socket
 from pathlib import Path
 
@@ -179,3 +183,18 @@ def many_scripts():
         "«", "»", "—", "\u166d", "\U00011938", "\ue000", "\U000f0000"])
     return st.one_of(st.lists(pieces, max_size=25).map("".join),
                      st.text(st.characters(blacklist_categories=("Cs",)), max_size=30))
+
+
+# What tools write beside the course's files in a working copy: JupyterLab's checkpoints (a
+# notebook opened in `make lab`), Python's bytecode, test and Hypothesis caches, editors.
+WRITTEN_BESIDE = (".ipynb_checkpoints", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis",
+                  ".virtual_documents", ".DS_Store", "*~")
+
+
+@pytest.fixture(scope="session")
+def copy_tree():
+    """`copy_tree(source, target, *also)`: copy a folder of the repository as git would see
+    it, leaving out what Jupyter and Python wrote beside it (and the patterns in `also`)."""
+    def copy(source, target, *also):
+        return shutil.copytree(source, target, ignore=shutil.ignore_patterns(*WRITTEN_BESIDE, *also))
+    return copy

@@ -43,12 +43,11 @@ def test_every_page_and_the_package_metadata_name_one_home():
     assert f"https://{owner}.github.io/{name}/" in (ROOT / "README.md").read_text()
 
 
-def test_make_home_rewrites_every_badge_setup_cell_page_and_url(tmp_path):
+def test_make_home_rewrites_every_badge_setup_cell_page_and_url(tmp_path, copy_tree):
     copy = tmp_path / "course"
     for folder in ("bpe_course", "tiktoken_ext", "tools", "notebooks", "solutions",
                    "exercises", "docs"):
-        shutil.copytree(ROOT / folder, copy / folder,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        copy_tree(ROOT / folder, copy / folder)
     for file in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "pyproject.toml", "Makefile",
                  ".github/workflows/pages.yml"):
         (copy / file).parent.mkdir(parents=True, exist_ok=True)
@@ -61,7 +60,9 @@ def test_make_home_rewrites_every_badge_setup_cell_page_and_url(tmp_path):
     workflow = (copy / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
     assert "github.repository == 'acme-school/tokens'" in workflow
     assert "branches: [spring-2027]" in workflow and old not in workflow
-    assert "https://acme-school.github.io/tokens/" in (copy / "README.md").read_text()
+    readme = (copy / "README.md").read_text()
+    assert "https://acme-school.github.io/tokens/" in readme
+    assert "In this copy it is\n<https://github.com/acme-school/tokens/tree/spring-2027>" in readme
     assert home.current(copy) == ("acme-school/tokens", "spring-2027")
     for path in copy.rglob("*"):
         if path.is_file() and path.suffix in (".md", ".toml", ".py", ".ipynb", ".yml"):

@@ -46,6 +46,10 @@ CHECKS = textwrap.dedent(r"""
         assert enc.decode(enc.encode("hello world")) == "hello world"
         print(name, enc.n_vocab)
     assert len(mistral_model_bytes()) == 493443
+    from importlib import resources
+    from bpe_course import load_tokenizer_json
+    bert = load_tokenizer_json(resources.files("bpe_course") / "data" / "minilm_tokenizer.json.gz")
+    assert bert.decode(bert.encode("Hello, world!")) == "hello, world!"
     sp = SentencePieceBPE.mistral()
     assert sp.decode(sp.encode("Hello, world!")) == "Hello, world!"
     print("prose", len(corpora.prose()), "code", len(corpora.python_code()))
@@ -98,5 +102,8 @@ def test_the_wheel_installed_in_a_clean_venv_runs_everything_it_ships(dist, tmp_
     away.mkdir()
     help_text = run(python, "-m", "bpe_course", "--help", cwd=away, env=env)
     assert "python -m bpe_course" in help_text
+    from bpe_course.cli import COMMANDS
+    for command in COMMANDS:                # each command of the wheel starts and explains itself
+        assert "usage:" in run(python, "-m", "bpe_course", command, "--help", cwd=away, env=env)
     out = run(python, "-c", CHECKS, cwd=away, env=env)
     assert out.endswith("ok\n") and f"version {bpe_course.__version__}" in out, out

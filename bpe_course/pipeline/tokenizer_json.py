@@ -388,13 +388,18 @@ def pipeline_from_json(data) -> Pipeline:
 def load_tokenizer_json(path: str | os.PathLike) -> Pipeline:
     """Read any `tokenizer.json` the course can reproduce exactly into a `Pipeline`.
 
-    Every ValueError starts with the file's name as given (`bad.json: unsupported ...`)."""
+    A gzipped file (`tokenizer.json.gz`, as the course ships BERT's) is read as well: it is
+    recognised by gzip's first two bytes, whatever its name. Every ValueError starts with
+    the file's name as given (`bad.json: unsupported ...`)."""
     name = os.fspath(path)
     if not Path(path).is_file():
         raise FileNotFoundError(f"no file at {name}")
+    raw = Path(path).read_bytes()
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        if raw[:2] == b"\x1f\x8b":                # gzip's magic number
+            raw = gzip.decompress(raw)
+        data = json.loads(raw.decode("utf-8"), parse_float=serde_json_float)
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{name} is not a JSON file: {e}") from None
     try:
         return pipeline_from_json(data)

@@ -50,12 +50,12 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab(tmp_path_factory, copy_tree):
     """`jupyter lab` as `make lab` starts it, serving a copy of the course (Run all saves)."""
     tmp = tmp_path_factory.mktemp("lab")
     course = tmp / "course"
     for folder in ("notebooks", "exercises", "solutions"):
-        shutil.copytree(ROOT / folder, course / folder)
+        copy_tree(ROOT / folder, course / folder)
     settings = tmp / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     # Every cell in the page (no virtual scrolling), so the test can see every output.

@@ -101,6 +101,23 @@ def one_line_error(out, *words):
     assert all(w in out.stderr for w in words), out.stderr
 
 
+def test_train_refuses_a_vocab_size_beyond_what_it_can_hold_naming_the_flag(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello", encoding="utf-8")
+    one_line_error(run("train", corpus, "--vocab-size", 1_000_000_000, "-o", tmp_path / "t"),
+                   "--vocab-size 1000000000", "at most 1,114,112")
+
+
+def test_a_command_whose_package_is_not_installed_says_what_to_install(tmp_path):
+    # nbformat as a plain install (no extras) lacks it: importing it fails as a missing one does
+    (tmp_path / "nbformat").mkdir()
+    (tmp_path / "nbformat" / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'nbformat'\", name='nbformat')\n")
+    out = subprocess.run([sys.executable, "-m", "bpe_course", "exercises"], capture_output=True,
+                         text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    one_line_error(out, "exercises", "pip install nbformat", "bpe-course[dev]")
+
+
 @pytest.fixture
 def corpus(tmp_path):
     path = tmp_path / "c.txt"

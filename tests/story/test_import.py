@@ -38,6 +38,13 @@ SNAPSHOT = textwrap.dedent("""
         }
     before = snapshot()
     import bpe_course
+    # The package loads its modules on first use: load every public name and submodule too.
+    import importlib, pkgutil
+    for name in bpe_course.__all__:
+        getattr(bpe_course, name)
+    for info in pkgutil.walk_packages(bpe_course.__path__, "bpe_course."):
+        if ".classroom" not in info.name and not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
     after = snapshot()
     print(json.dumps({k: [before[k], after[k]] for k in before if before[k] != after[k]}))
 """)

@@ -1,6 +1,5 @@
 """The exercise worksheets are generated from the solutions, up to date, and run end to end."""
 
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -98,9 +97,8 @@ def test_a_missing_or_changed_check_cell_is_refused():
     assert any("check cell of 'encode_code_point' should be" in p for p in found)
 
 
-def test_cli_reports_stale_exercises_and_malformed_solutions(tmp_path, capsys):
-    shutil.copytree(ROOT / "solutions", tmp_path / "solutions",
-                    ignore=shutil.ignore_patterns("*.md"))
+def test_cli_reports_stale_exercises_and_malformed_solutions(tmp_path, capsys, copy_tree):
+    copy_tree(ROOT / "solutions", tmp_path / "solutions", "*.md")
     assert cli_exercises(["--check", "--root", str(tmp_path)]) == 1       # nothing generated
     assert "is stale" in capsys.readouterr().out
     assert cli_exercises(["--root", str(tmp_path)]) == 0

@@ -52,12 +52,11 @@ def sources(nb, folder: str, name: str) -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(tmp_path_factory, copy_tree):
     course = tmp_path_factory.mktemp("nbgrader_course")
     (course / "nbgrader_config.py").write_text(
         'c = get_config()\nc.CourseDirectory.course_id = "bpe-course"\n', encoding="utf-8")
-    shutil.copytree(ROOT / "solutions", course / "source" / ASSIGNMENT,
-                    ignore=shutil.ignore_patterns("*.md"))
+    copy_tree(ROOT / "solutions", course / "source" / ASSIGNMENT, "*.md")
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     for student, folder, names in [("alice", "solutions", "*.ipynb"),
                                    ("bob", "exercises", BLANK)]:

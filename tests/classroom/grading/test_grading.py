@@ -152,10 +152,10 @@ def merge(ids, pair, idx):                   # right, except that it never retur
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(tmp_path_factory, copy_tree):
     """A course folder: the instructor's solutions beside a folder of submissions."""
     root = tmp_path_factory.mktemp("course")
-    shutil.copytree(ROOT / "solutions", root / "solutions")
+    copy_tree(ROOT / "solutions", root / "solutions")
     subs = root / "submissions"
     (subs / "cheat").mkdir(parents=True)
     nbformat.write(cheating_worksheet(), subs / "cheat" / "02_bpe_basics.ipynb")

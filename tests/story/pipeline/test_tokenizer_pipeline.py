@@ -223,3 +223,14 @@ def test_files_that_are_missing_or_not_json(tmp_path):
     (tmp_path / "bad.json").write_text("{nope", encoding="utf-8")
     with pytest.raises(ValueError, match="is not a JSON file"):
         load_tokenizer_json(tmp_path / "bad.json")
+
+
+def test_load_tokenizer_json_reads_a_gzipped_file_such_as_the_one_the_course_ships(tmp_path):
+    from importlib import resources
+
+    from bpe_course.pipeline import minilm_tokenizer
+    shipped = load_tokenizer_json(resources.files("bpe_course") / "data" / "minilm_tokenizer.json.gz")
+    assert shipped.encode("Tokenizers!") == minilm_tokenizer().encode("Tokenizers!")
+    (tmp_path / "broken.json.gz").write_bytes(b"\x1f\x8b not really gzip")
+    with pytest.raises(ValueError, match="broken.json.gz is not a JSON file"):
+        load_tokenizer_json(tmp_path / "broken.json.gz")
