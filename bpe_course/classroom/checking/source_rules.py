@@ -20,12 +20,12 @@ such binding in the notebook's order). Then three rules:
 - *write it yourself* ("course"): the scope uses course code that the
   exercise does not name as a helper (`Checker.helpers`, the always-allowed
   `worksheets.common.ALWAYS`, the base classes it may inherit from), or that
-  the exercise forbids (`Worksheet.forbidden`). A statement at cell level may
+  the exercise forbids (the worksheet record's "forbidden"). A statement at cell level may
   also use any helper another exercise of the worksheet names (`ENCODINGS =
   {n: get_encoding(n) ...}` in worksheet 09);
 - *by hand* ("by_hand"): the scope uses what the exercise forbids besides
   course code (see `BY_HAND_UTF8` for UTF-8 by hand): an attribute named
-  `encode`, `bytes(...)` or `bytearray(...)` given an encoding, a module such
+  "encode", `bytes(...)` or `bytearray(...)` given an encoding, a module such
   as `codecs`;
 - *nothing hidden* ("hidden"): code that hides what it calls, which no reader
   can check: `exec`, `eval`, `compile`, `__import__`, `globals()`, `vars()`,
@@ -150,10 +150,43 @@ def python_source(source: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _parse(source: str) -> ast.Module | None:
+    """A cell's statements, the code of a %%time, %timeit or %%capture at its top level
+    read in its place (what it defines is defined there)."""
     try:
-        return ast.parse(python_source(source))
+        tree = ast.parse(python_source(source))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    body = []
+    for statement in tree.body:
+        inner = _magic_code(statement)
+        body += inner if inner is not None else [statement]
+    tree.body = body
+    return tree
+
+
+def _magic_code(statement) -> list[ast.stmt] | None:
+    """The statements of `get_ipython().run_cell_magic('time', '', body)` (or of a line
+    magic whose argument is code), placed at the lines they have in the cell; else None."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("run_cell_magic", "run_line_magic")
+            and isinstance(call.func.value, ast.Call)
+            and isinstance(call.func.value.func, ast.Name)
+            and call.func.value.func.id == "get_ipython"
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)
+            and call.args and call.args[0].value in CODE_MAGICS):
+        return None
+    cell = call.func.attr == "run_cell_magic"
+    text = call.args[-1].value if cell else _strip_options(call.args[1].value)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if hasattr(node, "lineno"):
+            node.lineno = node.lineno + statement.lineno if cell else statement.lineno
+            node.end_lineno = node.lineno
+    return tree.body
 
 
 # -- what a name means -----------------------------------------------------------------------
@@ -238,7 +271,8 @@ def _walk_outside_definitions(node):
 
 
 def _dotted(expr) -> str | None:
-    """`a.b.c` as "a.b.c" (a name and attributes), `getattr(a, "b")` as "a.b"; else None."""
+    """The expression a.b.c as "a.b.c" (a name and attributes), getattr(a, "b") as "a.b";
+    else None."""
     parts = []
     while True:
         if isinstance(expr, ast.Attribute):
@@ -485,6 +519,14 @@ def _strip_options(text: str) -> str:
     return " ".join(words)
 
 
+class _Final:
+    """Where a function's names are looked up: after the notebook's last cell."""
+    is_definition = True
+
+
+FINAL = _Final()
+
+
 # -- the notebook ------------------------------------------------------------------------------
 
 class Notebook:
@@ -632,7 +674,14 @@ def breaches(cells: list[tuple[int, str]], worksheet) -> dict[str, list[Breach]]
     for exercise in worksheet.points:
         checker = CHECKERS[exercise]
         allowed, denied = checker.course_rules()
-        out: list[Breach] = []
+        out = []
+        bound = notebook.binding(checker.target)
+        meaning = notebook.resolve(FINAL, checker.target, "")[0] if bound else None
+        if meaning and is_course(meaning) and not bound.is_definition:
+            # the answer's own name bound to course code: `from bpe_course.pairs import merge`
+            name = canonical(meaning)[0]
+            if not matches(name, allowed) or matches(name, denied):
+                out.append(Breach("course", name, bound.cell + 1, bound.node.lineno))
         for unit in notebook.scope(checker.target):
             level_allowed = allowed if unit.is_definition else [*allowed, *everywhere]
             for use in notebook.resolved(unit):
@@ -699,27 +748,71 @@ def missing_course_modules(cells: list[tuple[int, str]]) -> list[str]:
     return missing
 
 
+def _course_name(value) -> str | None:
+    """The dotted name of a course module, function or class, or None."""
+    if isinstance(value, type(sys)):
+        name = value.__name__
+    else:
+        module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+        if not (isinstance(module, str) and isinstance(qualname, str)) or "<" in qualname:
+            return None
+        name = f"{module}.{qualname}"
+    return name if is_course(name) else None
+
+
+def runtime_aliases(target) -> str:
+    """Statements binding, as in the notebook, the course objects `target`'s code reaches
+    by a global or enclosing name at run time (`kept = bpe_course.merge` in an earlier
+    cell): for a check cell, which may not see the cell that bound them."""
+    import inspect
+    import types
+    functions = [target]
+    if isinstance(target, type):
+        functions = [getattr(v, "__func__", v) for v in vars(target).values()]
+        functions += [part for v in vars(target).values() if isinstance(v, property)
+                      for part in (v.fget, v.fset, v.fdel)]
+    lines = []
+    for function in functions:
+        if not isinstance(function, types.FunctionType):
+            continue
+        try:
+            reached = inspect.getclosurevars(function)
+        except (TypeError, ValueError):
+            continue
+        for name, value in {**reached.globals, **reached.nonlocals}.items():
+            dotted = _course_name(value)
+            if dotted and name.isidentifier():
+                lines.append(f"{name} = {dotted}")
+    return "import bpe_course\n" + "\n".join(lines) if lines else ""
+
+
 def in_kernel(exercise: str, target) -> tuple[list[Breach], str]:
     """For a check cell: the rules `target` (the learner's answer to `exercise`) breaks,
-    read from the cells the kernel ran (IPython's history, where there is one) and the
-    source of `target` itself; and how to name a cell ("In [{}]"). Outside a kernel, only
-    `target`'s own source is read."""
+    and how to name where ("In [5]", or "the source of merge"). Read from the cells the
+    kernel ran (IPython's history), else from `target`'s own source; in both, the course
+    objects its code reaches by name at run time count (`runtime_aliases`). What the
+    checker cannot read (a class defined where no source is kept) goes unchecked here; the
+    grader reads the notebook itself."""
     import inspect
     from ..worksheets import WORKSHEETS
     sheet = next((w for w in WORKSHEETS.values() if exercise in w.points), None)
     if sheet is None:
         return [], "cell {}"
-    cells: list[tuple[int, str]] = []
     shell = getattr(builtins, "get_ipython", lambda: None)()
     history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
-    if isinstance(history, list):
+    cells: list[tuple[int, str]] = []
+    if isinstance(history, list) and len(history) > 1:
         cells = [(k - 1, source) for k, source in enumerate(history)
                  if k and isinstance(source, str)]
-    try:
-        own = inspect.getsource(target)
-    except (OSError, TypeError):
-        own = None
-    if own is not None:
-        cells.append((len(cells) + 1, inspect.cleandoc("\n" + own) if own[:1].isspace()
-                      else own))
-    return breaches(cells, sheet).get(exercise, []), "In [{}]" if history else "cell {}"
+        where = "In [{}]"
+    else:
+        try:
+            cells = [(1, inspect.cleandoc("\n" + inspect.getsource(target)))]
+        except (OSError, TypeError):
+            return [], "cell {}"
+        where = f"the source of {getattr(target, '__name__', exercise)}"
+    aliases = runtime_aliases(target)
+    if aliases:
+        cells.append((len(cells) + 1, aliases))
+    found = breaches(cells, sheet).get(exercise, [])
+    return [b for b in found if not (aliases and b.cell == len(cells))], where

@@ -1,7 +1,7 @@
 """Modules of the course that a later release moved, so that older worksheets grade as written.
 
 A worksheet records the release of the course it was generated from (its
-notebook metadata, `authoring.exercises.RELEASE_KEY`). A learner who
+notebook metadata, `authoring.exercises.release_metadata`). A learner who
 downloaded it before a release moved a module still has an imports cell
 that names the old module (`from bpe_course.encodings import load_ranks`).
 The grader grades such a notebook as written: inside the sandbox,
@@ -77,7 +77,7 @@ class MovedModules(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Let `import OLD` and `from OLD import x` work for every moved module, and
-    `bpe_course.OLD` as an attribute once imported."""
+    """Let "import OLD" and "from OLD import x" work for every moved module (and the
+    attribute bpe_course.OLD once imported)."""
     if not any(isinstance(f, MovedModules) for f in sys.meta_path):
         sys.meta_path.append(MovedModules())
