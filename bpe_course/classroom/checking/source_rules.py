@@ -720,7 +720,7 @@ def enforce(result: dict, found: list[Breach]) -> dict:
     led by that breach, one line naming the call and where it is."""
     from ..worksheets.common import BREAKS
     limit = cap(found)
-    if limit is None:
+    if limit is None or result.get("message", "").startswith("⏳"):   # not attempted: moot
         return result
     most, line = limit
     points = result["max_score"]

@@ -289,10 +289,14 @@ def test_a_cheating_worksheet_gets_only_what_its_code_earns(graded):
     data, table, report = graded
     entry = by_path(data)["cheat/02_bpe_basics.ipynb"]
     scores = {e["id"]: e["score"] for e in entry["exercises"]}
-    assert scores == {"get_stats": 1, "merge": 0, "encode_bytes": 0, "basic_tokenizer": 0}
-    assert (entry["score"], entry["max_score"]) == (1, sum(WORKSHEETS["02_bpe_basics"].points.values()))
+    # Its cells exec code and set attributes by computed names at cell level, which could
+    # define or change any answer: every exercise breaks the rule, its honest get_stats too.
+    assert scores == {"get_stats": 0, "merge": 0, "encode_bytes": 0, "basic_tokenizer": 0}
+    assert (entry["score"], entry["max_score"]) == (0, sum(WORKSHEETS["02_bpe_basics"].points.values()))
     assert entry["max_score"] != 400                            # points from the package
     exercises = exercises_of(entry)
+    assert "setattr() with a computed name hides what the code calls" in \
+        exercises["get_stats"]["message"].splitlines()[0]
     assert "expected a list" in exercises["merge"]["message"] or \
         re.search(r"\b0 of 6[45] cases passed", exercises["merge"]["message"])
     assert exercises["basic_tokenizer"]["message"] == "⏳ basic_tokenizer: not attempted yet."
