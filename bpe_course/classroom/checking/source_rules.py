@@ -807,12 +807,13 @@ def in_kernel(exercise: str, target) -> tuple[list[Breach], str]:
         where = "In [{}]"
     else:
         try:
-            cells = [(1, inspect.cleandoc("\n" + inspect.getsource(target)))]
+            cells = [(0, inspect.cleandoc("\n" + inspect.getsource(target)))]
         except (OSError, TypeError):
             return [], "cell {}"
         where = f"the source of {getattr(target, '__name__', exercise)}"
     aliases = runtime_aliases(target)
+    last = max((index for index, _ in cells), default=0) + 1
     if aliases:
-        cells.append((len(cells) + 1, aliases))
+        cells.append((last, aliases))
     found = breaches(cells, sheet).get(exercise, [])
-    return [b for b in found if not (aliases and b.cell == len(cells))], where
+    return [b for b in found if b.cell != last + 1], where      # none in the aliases
