@@ -18,7 +18,6 @@
   mistake (`says`), and the points it keeps follow the rule for what it breaks
 """
 
-import contextlib
 import functools
 import itertools
 import json

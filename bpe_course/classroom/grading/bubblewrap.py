@@ -177,7 +177,7 @@ def _stub(node, qualified: str, why: str, method: bool) -> list[str]:
     """The lines that replace a function, method or class of the course's answers."""
     message = f"{qualified} is not in the course while {why}"
     if isinstance(node, ast.ClassDef):
-        return [f"class {node.name}:", f"    def __new__(cls, *args, **kwargs):",
+        return [f"class {node.name}:", "    def __new__(cls, *args, **kwargs):",
                 f"        raise ImportError({message!r})"]
     return [f"def {node.name}({'self, ' if method else ''}*args, **kwargs):",
             f"    raise ImportError({message!r})"]

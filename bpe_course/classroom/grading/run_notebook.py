@@ -23,7 +23,6 @@ driver, outside the learner's process, and reported as a separate check (`speed`
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
@@ -54,8 +53,9 @@ def is_check_cell(cell) -> bool:
 
 
 def probe_request(name: str, seed: int, time_limit: float) -> dict:
-    """What the probe needs: for each exercise, the learner's name and every case the grader scores (hidden ones drawn with `seed`; timed cases are the
-    separate speed check and left out, each group keeping its place)."""
+    """What the probe needs: for each exercise, the learner's name and every case the
+    grader scores (hidden ones drawn with `seed`; timed cases are the separate speed check
+    and left out, each group keeping its place)."""
     exercises = []
     for exercise in WORKSHEETS[name].points:
         checker = CHECKERS[exercise]

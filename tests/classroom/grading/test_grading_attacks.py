@@ -576,8 +576,11 @@ def test_a_worksheet_from_an_earlier_release_is_graded_as_written_or_refused_in_
 
 
 def test_a_relative_interpreter_path_grades_as_an_absolute_one_does(tmp_path):
-    # bwrap execs the interpreter inside the sandbox, where a path through `..` does not
-    # exist: the grader resolves its folder first.
+    # bwrap execs the interpreter inside the sandbox, where a path through `..` climbs out
+    # of folders that are not mounted: the grader resolves its folder first
+    # (`bubblewrap.interpreter`; test_course_copy checks the command line itself). Here an
+    # editable install's path hook, which names the working folder, happens to make that
+    # folder exist in the sandbox too; an installed wheel has none.
     (tmp_path / "class").mkdir()
     shutil.copy(ROOT / "solutions" / "02_bpe_basics.ipynb", tmp_path / "class")
     (tmp_path / "here").mkdir()
