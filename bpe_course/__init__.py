@@ -10,7 +10,7 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 - `text` (01): text meets bytes: `utf8_bytes`, `fix_surrogates`, input checks
 - `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
 - `model_file` (03): a tokenizer is its merges; the plain-text model file
-- `dropout` (12): BPE-dropout, encoding with merges skipped at random
+- `dropout` (13): BPE-dropout, encoding with merges skipped at random
   (`encode(text, dropout=0.1, rng=...)`), for subword regularization
 - `base` (03): `Tokenizer`, what every tokenizer shares: vocab, encoding by
   rank, decode, save and load
@@ -25,25 +25,27 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 
 The later parts, a folder each:
 
-- `openai/` (06, 08): OpenAI's encodings offline (`get_encoding`) and
+- `openai/` (06, 08, 15): OpenAI's encodings offline (`get_encoding`) and
   `OpenAITokenizer`, equal to tiktoken and a drop-in `tiktoken.Encoding` (06);
-  GPT-2's own files and byte map (08)
+  GPT-2's own files and byte map (08); its `encode_with_unstable` (15)
 - `training/` (07): `train_bpe`, the fast trainer: a corpus cut where no
   pre-token spans a cut, counted in parallel (local processes, or any
   `concurrent.futures.Executor`: a Dask cluster), merged with incremental counts
 - `files/` (08, after training): tokenizers as files: the course's model
   files, tiktoken's rank file, Hugging Face's files, ids on disk (`.npy`)
-- `sentencepiece/` (11, 12): SentencePiece's BPE on code points (Llama 2, Mistral):
+- `sentencepiece/` (11, 12, 13): SentencePiece's BPE on code points (Llama 2, Mistral):
   the `.model` file, its normalization, `SentencePieceBPE` and
   `SentencePieceUnigram` equal to the library (`load_sentencepiece`), a code-point
   BPE trainer, and `train_unigram`, Unigram training by EM and pruning
 - `wordpiece/` (12): BERT's WordPiece: its normalizer, its pre-tokenizer
   and greedy longest-match-first, with offsets, equal to `tokenizers`; and
-  `train_wordpiece`, training by the likelihood score
-- `pipeline/` (12): the pipeline every `tokenizer.json` describes:
+  `train_wordpiece`, training by WordPiece's score (pointwise mutual information)
+- `pipeline/` (13): the pipeline every `tokenizer.json` describes:
   normalizer -> pre-tokenizer -> model -> post-processor -> decoder, with each
   token's offsets in the original text; `load_tokenizer_json` reads BPE,
   WordPiece and Unigram files, equal to `tokenizers`
+- `chat/` (15): a chat as ids: Mistral's chat template for `transformers`, Mistral's
+  own message-by-message encoding, and token healing at the end of a prompt
 - `lab/` (17): training at scale: a gigabyte of real text built from Debian's
   packages (`python -m bpe_course corpus build`), with a manifest of sources,
   licences and sha256 and a held-out split; peak memory, throughput, bytes per

@@ -187,6 +187,9 @@ def _png_without_text(b64: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(__doc__)
+        return 0
     command = argv[0] if argv else "check"
     if command == "headers":
         for path in all_notebooks(("notebooks", "solutions")):

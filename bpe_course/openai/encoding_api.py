@@ -25,6 +25,8 @@ raise `ValueError`; `UnknownTokenError` is both, so either `except` works.
 
 from __future__ import annotations
 
+from .unstable import encode_with_unstable as _encode_with_unstable
+
 
 class UnknownTokenError(KeyError, ValueError):
     """An id or token bytes that the vocabulary does not have (a KeyError and a ValueError)."""
@@ -97,6 +99,16 @@ class EncodingAPI:
 
     def decode_bytes_batch(self, batch, *, num_threads: int = 8) -> list[bytes]:
         return [self.decode_bytes(ids) for ids in batch]
+
+    def encode_with_unstable(self, text: str, *, allowed_special=set(),  # noqa: B006 (tiktoken's)
+                             disallowed_special="all") -> tuple[list[int], list[list[int]]]:
+        """The stable tokens of `text`, and every token sequence that could replace the rest
+        once text is appended (see `unstable`); the completions come sorted."""
+        if "_sorted_token_bytes" not in self.__dict__:       # sorted once, kept
+            self._sorted_token_bytes = sorted(self.mergeable_ranks)
+        return _encode_with_unstable(self, text, allowed_special=allowed_special,
+                                     disallowed_special=disallowed_special,
+                                     sorted_token_bytes=self._sorted_token_bytes)
 
     def encode_to_numpy(self, text: str, *, allowed_special=set(), disallowed_special="all"):
         import numpy as np

@@ -1,4 +1,4 @@
-"""The pipeline every `tokenizer.json` describes (chapter 12), with offsets.
+"""The pipeline every `tokenizer.json` describes (chapter 13), with offsets.
 
 A Hugging Face tokenizer is five steps, and this part of the course builds each one:
 normalizer -> pre-tokenizer -> model -> post-processor, and a decoder back to text.

@@ -28,9 +28,9 @@ from __future__ import annotations
 import heapq
 import math
 import random
-import struct
 
 from ..dropout import check_dropout
+from ..sentencepiece.unigram import f32
 from ..wordpiece.tokenizer import WordPiece as _WordPiece
 
 
@@ -224,12 +224,13 @@ class BPE:
 
 
 def as_f32(value):
-    """`value` rounded to a 32-bit float, as `tokenizers` holds a dropout (`Option<f32>`);
-    anything but a number is returned as it is (for `check_dropout` to refuse)."""
+    """`value` rounded to a 32-bit float (`f32`), as `tokenizers` holds a dropout
+    (`Option<f32>`); anything but a number is returned as it is (for `check_dropout` to
+    refuse)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     try:
-        return struct.unpack("f", struct.pack("f", value))[0]
+        return f32(value)
     except OverflowError:                       # beyond a 32-bit float: out of range anyway
         return float(value)
 

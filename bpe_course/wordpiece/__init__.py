@@ -1,4 +1,4 @@
-"""WordPiece (chapter 12, the subword family): BERT's tokenizer, equal to `tokenizers`.
+"""WordPiece (chapter 12, WordPiece and Unigram): BERT's tokenizer, equal to `tokenizers`.
 
 WordPiece keeps a vocabulary and no merges: a word is cut greedily, longest known piece
 first, and a piece inside a word is spelled with `##`. Before that, BERT cleans and folds
@@ -7,5 +7,6 @@ step keeps, for each character, the span of the original text it came from, so e
 gets its offsets. `tokenizer` (`WordPiece`) puts the three together; `categories` holds the
 Unicode 8.0 tables that `tokenizers` uses for punctuation, marks and control characters.
 `trainer` (`train_wordpiece`) learns a vocabulary by merging, at each step, the pair with the
-best likelihood score count(ab) / (count(a) count(b)), as the Hugging Face course teaches.
+best score count(ab) / (count(a) count(b)) (pointwise mutual information, not the likelihood's
+gain), as the Hugging Face course teaches.
 """

@@ -2,15 +2,21 @@
 
 WordPiece trains like BPE (chapter 02): start from characters and merge adjacent pairs, one
 new token per step. Only the choice of the pair differs. BPE merges the most frequent pair;
-WordPiece merges the pair with the highest likelihood score
+WordPiece merges the pair with the highest score
 
     score(a, b) = count(ab) / (count(a) * count(b))
 
 that is, how much more often `a` and `b` stand side by side than they would if tokens were
-drawn independently (up to a constant factor, the ratio p(ab) / (p(a) p(b))). Merging that
-pair raises the likelihood of the corpus under a unigram model the most. So WordPiece
-prefers pairs whose parts are rare on their own: `##q ##u`, where BPE takes `t h` because
-`t` and `h` are everywhere.
+drawn independently (up to a constant factor, the ratio p(ab) / (p(a) p(b)), whose logarithm
+is the pair's pointwise mutual information, PMI). So WordPiece prefers pairs whose parts are
+rare on their own: `##q ##u`, where BPE takes `t h` because `t` and `h` are everywhere.
+
+Subtle: the score is often called a likelihood score, but it is not the likelihood's gain.
+Under a unigram model, merging `a b` raises the corpus's log-likelihood by about
+count(ab) * PMI(a, b): the PMI is the gain of one merged occurrence, and the count
+multiplies it. On the course's prose the pair that maximises it is BPE's first pick,
+`t ##h`; the score leaves the count out (chapter 12 computes both).
+`criterion="likelihood"` keeps the name the score usually goes by.
 
 This follows the Hugging Face course (chapter 6, "WordPiece tokenization"):
 

@@ -41,7 +41,7 @@ METHODS = ["encode", "encode_ordinary", "encode_batch", "encode_ordinary_batch",
            "encode_single_token", "encode_to_numpy", "decode", "decode_bytes",
            "decode_single_token_bytes", "decode_tokens_bytes", "decode_with_offsets",
            "decode_batch", "decode_bytes_batch", "token_byte_values", "is_special_token",
-           "_encode_bytes", "_encode_single_piece"]
+           "_encode_bytes", "_encode_single_piece", "encode_with_unstable"]
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -38,6 +38,7 @@ LAYERS = [
     ("sentencepiece", "bpe_course.sentencepiece"),
     ("wordpiece", "bpe_course.wordpiece"),
     ("pipeline", "bpe_course.pipeline"),
+    ("chat", "bpe_course.chat"),
     ("around the story", ["bpe_course.corpora", "bpe_course.viz", "bpe_course.explorer",
                           "bpe_course.cli", "bpe_course.__main__", "bpe_course"]),
     ("lab", "bpe_course.lab"),
@@ -187,7 +188,7 @@ def test_every_module_is_on_its_package_map():
 
 
 @pytest.mark.parametrize("folder", ["openai", "training", "files", "sentencepiece", "wordpiece",
-                                    "pipeline"])
+                                    "pipeline", "chat"])
 def test_each_part_says_what_it_teaches_and_which_chapters_use_it(folder):
     import importlib
     doc = importlib.import_module(f"bpe_course.{folder}").__doc__ or ""

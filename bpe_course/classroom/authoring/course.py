@@ -73,14 +73,16 @@ CHAPTERS = [
     ("11", "sentencepiece", "SentencePiece",
      ["bpe_course.sentencepiece", "bpe_course.SentencePieceBPE",
       "bpe_course.train_codepoint_bpe"]),
-    ("12", "subword_family", "The subword family",
+    ("12", "subword_family", "WordPiece and Unigram",
      ["bpe_course.wordpiece", "bpe_course.WordPiece", "bpe_course.train_wordpiece",
-      "bpe_course.pipeline", "bpe_course.sentencepiece.unigram",
-      "bpe_course.sentencepiece.unigram_trainer", "bpe_course.sentencepiece.normalizer",
+      "bpe_course.sentencepiece.unigram", "bpe_course.sentencepiece.unigram_trainer",
       "bpe_course.sentencepiece.load", "bpe_course.SentencePieceUnigram",
-      "bpe_course.train_unigram", "bpe_course.load_sentencepiece", "bpe_course.dropout",
-      ".encode_with_offsets", ".tokenize_word", ".nbest_encode", ".no_padding",
-      ".no_truncation"]),
+      "bpe_course.train_unigram", "bpe_course.load_sentencepiece", ".tokenize_word",
+      ".nbest_encode"]),
+    ("13", "tokenizer_pipeline", "The tokenizer pipeline",
+     ["bpe_course.pipeline", "bpe_course.sentencepiece.normalizer", "bpe_course.dropout",
+      ".encode_with_offsets", ".no_padding", ".no_truncation"]),
+    ("15", "chat_templates", "Chat templates and the end of a prompt", ["bpe_course.chat"]),
     ("16", "beyond_text_bpe", "Beyond text BPE", []),
     ("17", "lab_at_scale", "Lab: training at scale", ["bpe_course.lab"]),
 ]
@@ -100,7 +102,7 @@ def introduced_in(name: str) -> str | None:
 
 
 # -- how long a chapter is -------------------------------------------------------------------
-MAX_CELLS, MAX_WORDS = 45, 2000     # a chapter a learner can do in one sitting
+MAX_CELLS, MAX_WORDS = 40, 1800     # a chapter a learner can do in one sitting (issue 34)
 
 
 def chapter_size(nb) -> dict[str, int]:
