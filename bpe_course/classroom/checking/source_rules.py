@@ -794,6 +794,7 @@ def in_kernel(exercise: str, target) -> tuple[list[Breach], str]:
     checker cannot read (a class defined where no source is kept) goes unchecked here; the
     grader reads the notebook itself."""
     import inspect
+
     from ..worksheets import WORKSHEETS
     sheet = next((w for w in WORKSHEETS.values() if exercise in w.points), None)
     if sheet is None:

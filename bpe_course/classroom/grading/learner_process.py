@@ -26,10 +26,9 @@ import struct
 import sys
 import time
 
-from . import moved_modules
-
 # Kept before any learner code runs: a cell that rebinds `runner.run_group` changes nothing.
 from ..checking.runner import describe, from_plain, run_group, time_limit, to_plain
+from . import moved_modules
 
 
 def write_json(path: str, data) -> None:

@@ -527,6 +527,7 @@ def drive(exercises: list[str], lines: list[bytes], speed: dict | None = None):
     """What the grader keeps when the sandbox's driver, serving a job of `exercises`, reads
     `lines` from the learner's process (no sandbox: the driver's protocol alone)."""
     import threading
+
     from bpe_course.classroom.grading import inside_sandbox, run_notebook
     job = {"exercises": [{"id": e} for e in exercises], "speed": speed}
     learner_r, learner_w = os.pipe()

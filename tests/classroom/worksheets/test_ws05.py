@@ -408,6 +408,4 @@ def test_encode_through_the_course_class_is_refused(ns, fails_with):
     fails_with(checks.special_tokens(SpecialTokenizer),
                "calls the course's bpe_course.regex_tokenizer.RegexTokenizer.encode",
                "which this exercise asks you to write yourself")
-    # the course's classes are whole again afterwards
-    from bpe_course import RegexTokenizer
-    assert RegexTokenizer().encode("hi") == [104, 105]
+    assert RegexTokenizer().encode("hi") == [104, 105]       # the course's class, untouched
