@@ -68,12 +68,14 @@ COURSE = "bpe_course"
 # Builtins and modules whose use hides what the code calls.
 HIDING_CALLS = {"exec", "eval", "compile", "__import__", "globals", "locals", "vars",
                 "breakpoint", "get_ipython"}
+# (gc's collect, disable and freeze, which a fast trainer may use, hide nothing.)
 HIDING_NAMES = ("importlib", "runpy", "pkgutil", "imp", "zipimport", "ctypes", "marshal",
-                "pickle", "_pickle", "dill", "cloudpickle", "gc", "inspect", "code", "codeop",
+                "pickle", "_pickle", "dill", "cloudpickle", "gc.get_objects", "gc.get_referrers",
+                "gc.get_referents", "inspect", "code", "codeop",
                 "builtins", "__builtins__", "sys.modules", "sys._getframe", "sys.meta_path",
                 "sys.path_hooks", "sys.settrace", "sys.setprofile", "types.FunctionType",
                 "types.CodeType", "types.LambdaType", "types.ModuleType", "types.MethodType",
-                "operator.attrgetter", "operator.methodcaller", "functools.partial")
+                "operator.attrgetter", "operator.methodcaller")
 HIDING_ATTRIBUTES = {"__dict__", "__globals__", "__code__", "__closure__", "__wrapped__",
                      "__subclasses__", "__getattribute__", "__builtins__", "__loader__",
                      "__spec__", "__func__", "__self__", "__reduce__", "__reduce_ex__",
@@ -444,6 +446,8 @@ class _Uses(ast.NodeVisitor):
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
             self._load(node.id, node.lineno)
+            if node.id in ATTRIBUTE_CALLS:         # getattr passed on, to be called unseen
+                self.uses.append(Use("hidden", f"{node.id} passed as a value", node.lineno))
 
     def visit_Attribute(self, node):
         dotted = _dotted(node)
@@ -479,6 +483,9 @@ class _Uses(ast.NodeVisitor):
                 return
             else:
                 self._attributes(name.value, line)
+            for sub in [*node.args, *(k.value for k in node.keywords)]:
+                self.visit(sub)
+            return
         if isinstance(func, ast.Name) and func.id in ("bytes", "bytearray") and (
                 len(node.args) >= 2 or any(k.arg in ("encoding", "errors")
                                            for k in node.keywords)):

@@ -191,12 +191,13 @@ HIDING = {
     "sys.modules['codecs'].encode(chr(cp))": "sys.modules",
     "vars(str)['encode'](chr(cp))": "vars()",
     "str.__dict__['encode'](chr(cp))": "the attribute __dict__",
+    "functools.partial(getattr, chr(cp))('en' + 'code')()": "getattr passed as a value",
 }
 
 
 @pytest.mark.parametrize("body", sorted(HIDING))
 def test_code_that_hides_what_it_calls_breaks_the_rule(body):
-    got = found("01_utf8_warmups", "import importlib, sys\n"
+    got = found("01_utf8_warmups", "import functools, importlib, sys\n"
                 f"def encode_code_point(cp):\n    return list({body})\n")
     assert (f"hidden: cell 101, line 3: {HIDING[body]} hides what the code calls, so the "
             f"worksheet's rules cannot be checked: call functions by name"
@@ -210,6 +211,19 @@ def test_hiding_at_cell_level_counts_against_every_exercise():
                     "c.count_corpus = lambda *args: {}\n")
     assert "assignment to the course's bpe_course.training.counting.count_corpus" in \
         patched["train_bpe"][0]
+
+
+def test_what_hides_nothing_is_no_breach():
+    # gc paused around a trainer (as the course's own does), getattr with a constant name
+    # on the notebook's own object, a partial of a visible function.
+    assert found("07_fast_training", "import functools, gc\n"
+                 "gc.disable()\n"
+                 "_train = train_bpe\n"
+                 "def train_bpe(text, vocab_size, special_tokens=(), pattern=GPT4_SPLIT_PATTERN):\n"
+                 "    gc.collect()\n"
+                 "    run = functools.partial(_train, text, vocab_size)\n"
+                 "    return getattr(run, 'func')(text, vocab_size, special_tokens, pattern)\n"
+                 ) == {}
 
 
 def test_a_module_the_notebook_wrote_is_code_no_one_read():
