@@ -26,7 +26,7 @@ def main() -> None:
     import sentencepiece as spm
 
     from bpe_course import SentencePieceUnigram, corpora, train_unigram
-    from bpe_course.sentencepiece.model_file import NORMAL, read_model
+    from bpe_course.sentencepiece.model_proto import NORMAL, read_model
     from bpe_course.sentencepiece.unigram_trainer import save_unigram_model
 
     lines = corpora.prose().splitlines()

@@ -89,7 +89,7 @@ def encoding_phases(tok: OpenAITokenizer, text: str) -> dict[str, float]:
     t0 = clock()
     chunks = split_pretokens(text, tok.compiled_pattern)
     t["split_pretokens"] = clock() - t0
-    tok._merges_changed()                           # a fresh, empty cache
+    tok = OpenAITokenizer(tok.name)                 # a fresh, empty cache
     t0 = clock()
     tok.encode_ordinary(text)
     t["cold encode_ordinary, all of it"] = clock() - t0

@@ -9,14 +9,16 @@ Chapters 01-05, the core (flat; a module's later chapters in brackets too):
 
 - `text` (01): text meets bytes: `utf8_bytes`, `fix_surrogates`, input checks
 - `pairs` (02): `get_stats`, `merge`, and the tie-break rule (`best_pair`)
-- `model_file` (03): a tokenizer is its merges; the plain-text model file
-- `dropout` (13): BPE-dropout, encoding with merges skipped at random
-  (`encode(text, dropout=0.1, rng=...)`), for subword regularization
+- `save_load` (03, 05): a tokenizer is its merges; saving and loading them as the
+  course's plain-text model file
+- `dropout` (13): BPE-dropout, encoding with merges skipped at random, for
+  subword regularization (`encode(text, dropout=0.1, rng=...)` hands it the work)
 - `base` (03): `Tokenizer`, what every tokenizer shares: vocab, encoding by
   rank, decode, save and load
 - `basic` (02, 03): `BasicTokenizer`, byte-level BPE over the whole text
 - `patterns` (04): the split patterns of GPT-2, GPT-4 and GPT-4o
-- `special` (05): cutting special tokens out of text, the `allowed_special` modes
+- `special` (05): cutting special tokens out of text, the `allowed_special` modes,
+  and the one check of special tokens given by name or with ids
 - `pretokenize` (04, 07): splitting text into pre-tokens, and counting them fast
 - `streaming` (08): encoding a stream of any size in bounded memory
 - `regex_tokenizer` (04, 05, 08): `RegexTokenizer`, BPE inside the chunks of a
@@ -85,7 +87,8 @@ _PUBLIC = {
     ".openai.tokenizer": ["GPT4Tokenizer", "OpenAITokenizer", "UnknownTokenError"],
     ".openai.tiktoken_cache": ["offline_tiktoken"],
     ".training.trainer": ["train_bpe"],
-    ".files.model_files": ["load", "save_tiktoken", "to_tiktoken"],
+    ".files.course_files": ["load"],
+    ".files.tiktoken_files": ["save_tiktoken", "to_tiktoken"],
     ".files.huggingface": ["load_vocab_merges", "save_tokenizer_json", "save_vocab_merges"],
     ".sentencepiece.tokenizer": ["SentencePieceBPE"],
     ".sentencepiece.trainer": ["train_codepoint_bpe"],

@@ -9,11 +9,13 @@ learned earlier, from more frequent pairs.
   merges (`vocab[c] = vocab[a] + vocab[b]`), so it never needs to be saved.
 - `decode` looks ids up in `vocab`, joins the bytes and decodes them as UTF-8.
 - `encode` turns text into bytes and applies merges, always the lowest-ranked
-  pair present first, until no adjacent pair has a merge (`encode_chunk`);
-  `encode_chunk_with_dropout` skips merges at random instead (BPE-dropout, see `dropout`).
+  pair present first, until no adjacent pair has a merge (`encode_chunk`).
 
 Subclasses decide how text is cut before merging (`BasicTokenizer`: not at
-all; `RegexTokenizer`: by a split pattern) and how the model is trained.
+all; `RegexTokenizer`: by a split pattern) and how the model is trained. The
+base class never calls a method that a subclass overrides: a subclass adds
+what it needs after `super().__init__()`, and extends a method by calling the
+base's version (`RegexTokenizer.set_merges` forgets its cache after it).
 
 Ids and ranks. The course's trainers, GPT-2 and tiktoken hand out ids in
 merge order, so comparing ids compares ranks. A vocabulary numbered by
@@ -33,9 +35,9 @@ from __future__ import annotations
 import copy
 import heapq
 import os
+from typing import Callable
 
-from .dropout import check_dropout, merge_with_dropout
-from .model_file import load_model_into, save_model
+from .save_load import load_model_into, save_model
 
 # Chunks up to this many ids are merged with a simple scan; longer ones (say a
 # million "a"s in a row) use a heap, so merging stays O(n log n) instead of O(n^2).
@@ -60,7 +62,7 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = {}
         self.byte_ids: list[int] = list(range(256))   # id of each raw byte
         self.unreachable_tokens = {}
-        self.vocab: dict[int, bytes] = self._build_vocab()
+        self.vocab: dict[int, bytes] = {b: bytes([b]) for b in range(256)}
 
     # -- vocabulary -------------------------------------------------------
     def merge_items(self) -> list[tuple[tuple[int, int], int]]:
@@ -72,7 +74,7 @@ class Tokenizer:
     def _build_vocab(self) -> dict[int, bytes]:
         """A new vocab dict built from the byte ids, the merges (in rank order), the
         unreachable tokens and the special tokens; it returns the dict (assign it:
-        `self.vocab = self._build_vocab()`)."""
+        `self.vocab = self._build_vocab()`). Call it after changing any of them."""
         vocab = {idx: bytes([b]) for b, idx in enumerate(self.byte_ids)}
         merges = self.merge_items()
         for (a, b), idx in merges:
@@ -118,23 +120,19 @@ class Tokenizer:
             return [ids_of_rank[r] for r in on_ranks.encode_chunk(data)]
         ids = [self.byte_ids[b] for b in data]
         if len(ids) <= _SHORT_CHUNK:
-            return self._merge_short(ids)
-        return self._merge_long(ids)
+            return self._merge_short(ids, self._merged_id)
+        return self._merge_long(ids, self._merged_id)
 
-    def encode_chunk_with_dropout(self, data: bytes, dropout: float, rng) -> list[int]:
-        """Encode one chunk with BPE-dropout (see `dropout`): each applicable merge is
-        skipped with probability `dropout` at every step, drawing from `rng`.
+    @staticmethod
+    def _merge_short(ids: list[int], merged_id: Callable[[int, int], int | float]) -> list[int]:
+        """Apply merges to `ids` (changed in place and returned), lowest rank first, where
+        `merged_id(a, b)` is the id that the pair merges into, or NO_MERGE.
 
-        Kept apart from `encode_chunk`, so plain encoding (`dropout=0`) is not slowed down.
+        >>> merges = {(97, 97): 256, (256, 97): 257}
+        >>> Tokenizer._merge_short([97, 97, 97], lambda a, b: merges.get((a, b), NO_MERGE))
+        [257]
         """
-        if self._by_rank is not None:           # ids are not ranks: merge ranks, then translate
-            on_ranks, ids_of_rank = self._by_rank
-            return [ids_of_rank[r] for r in on_ranks.encode_chunk_with_dropout(data, dropout, rng)]
-        return merge_with_dropout([self.byte_ids[b] for b in data], self._merged_id, dropout, rng)
-
-    def _merge_short(self, ids: list[int]) -> list[int]:
         # ranks[i] is the id that pair (ids[i], ids[i+1]) would merge into.
-        merged_id = self._merged_id
         ranks = [merged_id(a, b) for a, b in zip(ids, ids[1:])]
         while ranks:
             best = min(ranks)
@@ -151,7 +149,8 @@ class Tokenizer:
                 ranks[i] = merged_id(ids[i], ids[i + 1])
         return ids
 
-    def _merge_long(self, ids: list[int]) -> list[int]:
+    @staticmethod
+    def _merge_long(ids: list[int], merged_id: Callable[[int, int], int | float]) -> list[int]:
         """Same result as `_merge_short`, for long chunks: a heap of the pairs by rank.
 
         Positions form a linked list (`nxt`, `prv`); a merge folds the right
@@ -165,7 +164,6 @@ class Tokenizer:
         n = len(ids)
         nxt = list(range(1, n + 1))
         prv = list(range(-1, n - 1))
-        merged_id = self._merged_id
         rank = [merged_id(a, b) for a, b in zip(ids, ids[1:])] + [NO_MERGE]
         heap = [r * n + i for i, r in enumerate(rank) if r != NO_MERGE]
         heapq.heapify(heap)
@@ -231,7 +229,7 @@ class Tokenizer:
         """Give this tokenizer new merges, `(left id, right id) -> new id` with ids in merge
         order (bytes 0..255, then 256, 257, ...), and, if given, new special tokens, which
         replace the registered ones; the vocabulary is rebuilt. This is how a trainer fills a
-        tokenizer (`training.trainer.train_into`).
+        tokenizer (`training.trainer.train_into`), and how `train` ends.
 
         >>> tok = Tokenizer()
         >>> tok.set_merges({(104, 105): 256}, {"<|eot|>": 257})
@@ -244,11 +242,6 @@ class Tokenizer:
         if special_tokens is not None:
             self.special_tokens = dict(special_tokens)
         self.vocab = self._build_vocab()
-        self._merges_changed()
-
-    def _merges_changed(self) -> None:
-        """Hook: called whenever the merges change; subclasses that keep anything derived
-        from them (`RegexTokenizer`'s cache of encoded chunks) forget it here."""
 
     def first_merges(self, vocab_size: int) -> "Tokenizer":
         """A copy that keeps only the merges with ids below `vocab_size`, the first learned.
@@ -262,7 +255,6 @@ class Tokenizer:
         small = copy.copy(self)
         small.merges = {pair: idx for pair, idx in self.merges.items() if idx < vocab_size}
         small.vocab = small._build_vocab()
-        small._merges_changed()             # the copy must not share what was derived
         return small
 
     # -- files ------------------------------------------------------------

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 
 from .base import Tokenizer
-from .dropout import check_dropout
+from .dropout import check_dropout, encode_chunks_with_dropout
 from .pairs import best_pair, get_stats, merge
 from .text import check_text, check_vocab_size, utf8_bytes
 
@@ -40,19 +40,20 @@ class BasicTokenizer(Tokenizer):
         check_text(text)
         check_vocab_size(vocab_size)
         ids = list(utf8_bytes(text))
-        self.merges = {}
-        self.vocab = self._build_vocab()
+        merges: dict[tuple[int, int], int] = {}
+        vocab = {b: bytes([b]) for b in range(256)}
         for idx in range(256, vocab_size):
             stats = get_stats(ids)
             if not stats:
                 break
-            pair = best_pair(stats, self.vocab)
+            pair = best_pair(stats, vocab)
             ids = merge(ids, pair, idx)
-            self.merges[pair] = idx
-            self.vocab[idx] = self.vocab[pair[0]] + self.vocab[pair[1]]
+            merges[pair] = idx
+            vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
             if verbose:
                 print(f"merge {idx - 255}/{vocab_size - 256}: {pair} -> {idx} "
-                      f"({self.vocab[idx]!r}) had {stats[pair]} occurrences")
+                      f"({vocab[idx]!r}) had {stats[pair]} occurrences")
+        self.set_merges(merges)
 
     def encode(self, text: str, *, dropout: float = 0.0,
                rng: random.Random | None = None) -> list[int]:
@@ -62,6 +63,6 @@ class BasicTokenizer(Tokenizer):
         step (BPE-dropout, see `bpe_course.dropout`), drawing from `rng`.
         """
         data = utf8_bytes(check_text(text))
-        if not dropout:
-            return self.encode_chunk(data)
-        return self.encode_chunk_with_dropout(data, dropout, check_dropout(dropout, rng))
+        if dropout:                         # BPE-dropout (chapter 12): see `dropout`
+            return encode_chunks_with_dropout(self, [data], dropout, check_dropout(dropout, rng))
+        return self.encode_chunk(data)

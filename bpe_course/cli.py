@@ -153,7 +153,8 @@ def cli_train(argv: list[str]) -> int:
     """`python -m bpe_course train CORPUS --vocab-size N [--special-token T ...] -o PREFIX`."""
     from . import patterns
     from .regex_tokenizer import RegexTokenizer
-    from .training.trainer import check_special_tokens, train
+    from .special import check_special_tokens
+    from .training.trainer import train
     parser = Parser(
         prog="python -m bpe_course train",
         description="Train a byte-level BPE tokenizer on a UTF-8 text file (with train_bpe) "
@@ -278,7 +279,7 @@ def load_model(path: str):
     if str(path).endswith(".json"):
         from .files.huggingface import load_regex_tokenizer_json
         return load_regex_tokenizer_json(path)
-    from .files.model_files import load
+    from .files.course_files import load
     return load(path)
 
 

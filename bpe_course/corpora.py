@@ -156,9 +156,3 @@ def load_text(path: str | os.PathLike, max_bytes: int | None = None) -> str:
         if max_bytes is not None and e.start >= len(data) - 3:
             return data[: e.start].decode("utf-8")  # cut inside a character
         raise ValueError(f"{path} is not UTF-8 text (bad byte at offset {e.start})") from None
-
-
-def fingerprint(text: str) -> str:
-    """Size and a short sha256 of a corpus, to tell which version you have."""
-    data = text.encode("utf-8", "surrogatepass")
-    return f"{len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()[:12]}"

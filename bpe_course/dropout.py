@@ -26,8 +26,10 @@ it applies the chosen merge at *every* surviving occurrence of that pair in one 
 where this applies one occurrence per step, as Algorithm 1 reads and as the course's
 `encode` does; the two agree whenever the pair occurs once in the word.
 
-`BasicTokenizer.encode` and `RegexTokenizer.encode` take `dropout=p` and `rng=`; chunks (pre-tokens) are encoded one by one, each with fresh draws, and special
-tokens are never split. SentencePiece's BPE has it too, as the library spells it:
+`BasicTokenizer.encode` and `RegexTokenizer.encode` take `dropout=p` and `rng=` and hand
+the work to `encode_chunks_with_dropout`: chunks (pre-tokens) are encoded one by one, each
+with fresh draws, never looked up in the cache of plain encoding, and special tokens are
+never split. SentencePiece's BPE has it too, as the library spells it:
 `SentencePieceBPE.encode(text, enable_sampling=True, alpha=p)`, with the library's variant
 of the loop (a skipped merge leaves its agenda; see there).
 
@@ -50,7 +52,7 @@ gives the same ids, but encoding a text in one call or chunk by chunk does not.
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Callable, Iterable
 
 NO_MERGE = float("inf")        # the "id" of a pair that has no merge, as in `base`
 
@@ -88,4 +90,29 @@ def merge_with_dropout(ids: list[int], merged_id: Callable[[int, int], float],
         if where < 0:                   # every applicable merge was dropped (or none left)
             break
         ids[where:where + 2] = [best]
+    return ids
+
+
+def encode_chunks_with_dropout(tok, chunks: Iterable[bytes], dropout: float,
+                               rng: random.Random) -> list[int]:
+    """The ids of `chunks` (each the bytes of one chunk, merged on its own) with `tok`'s
+    merges and BPE-dropout: `merge_with_dropout` on each chunk's byte ids, in order.
+
+    Subtle: the loop must pick merges by *rank*. When the tokenizer's ids are not ranks
+    (a vocabulary numbered by someone else, see `base`), it runs on the same merges
+    numbered by rank (`tok._by_rank`), and the ranks are translated to ids at the end.
+
+    >>> from bpe_course import BasicTokenizer
+    >>> tok = BasicTokenizer()
+    >>> tok.train("aaabdaaabac", 256 + 3)
+    >>> encode_chunks_with_dropout(tok, [b"aaab", b"aaab"], 0.0, random.Random(0))
+    [258, 258]
+    """
+    if tok._by_rank is not None:
+        on_ranks, ids_of_rank = tok._by_rank
+        return [ids_of_rank[r] for r in encode_chunks_with_dropout(on_ranks, chunks, dropout, rng)]
+    byte_ids, merged_id = tok.byte_ids, tok._merged_id
+    ids: list[int] = []
+    for data in chunks:
+        ids += merge_with_dropout([byte_ids[b] for b in data], merged_id, dropout, rng)
     return ids

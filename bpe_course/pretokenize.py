@@ -1,6 +1,13 @@
-"""Counting pre-tokens fast: the first half of `train_bpe`.
+"""Splitting text into pre-tokens fast, for encoding and for counting them in training.
 
-The naive trainer (`RegexTokenizer.train`) keeps every chunk of the text as a
+Two jobs, on the same facts about the three GPT patterns (`RULES`):
+
+- `split_pretokens(text, pattern)`: the pre-tokens of a text in order, what every
+  encoder (`RegexTokenizer.encode_ordinary`) splits with, equal to `regex.findall`;
+- `count_pretokens(text, pattern, special_tokens)`: how often each pre-token occurs, the
+  first half of `train_bpe`.
+
+Counting first. The naive trainer (`RegexTokenizer.train`) keeps every chunk of the text as a
 list of ids. A fast trainer keeps only *how often each distinct pre-token
 occurs*: " the" may occur 20,000 times but is stored once, with its count.
 `count_pretokens` computes that table, exactly as `regex.findall(pattern, text)`
@@ -22,9 +29,12 @@ followed by `Counter` would, with three ideas:
 >>> sorted(counts.items())
 [('\\n', 2), (' there', 2), ('hi', 3)]
 
+Splitting uses idea 3 as well, and the safe line breaks of idea 2 to send only the
+pieces around characters outside ASCII to `regex` (see `split_pretokens`).
+
 Ideas 2 and 3 need facts about the pattern, so they are used only for the
-three patterns in `patterns` (see `RULES`); any other pattern is counted with
-plain `regex.findall`, still exactly.
+three patterns in `patterns` (see `RULES`); any other pattern is split and counted
+with plain `regex.findall`, still exactly.
 """
 
 from __future__ import annotations

@@ -23,57 +23,32 @@ its ids (`number_vocab` checks it and finds its ids), and `encode_iterable` enco
 
 from __future__ import annotations
 
+import os
 import random
-from collections import deque
 
 import regex
 
 from .base import Tokenizer
-from .dropout import check_dropout
-from .text import check_text, check_vocab_size, fix_surrogates
+from .dropout import check_dropout, encode_chunks_with_dropout
 from .pairs import best_pair, get_stats, merge
 from .patterns import GPT4_SPLIT_PATTERN
 from .pretokenize import prepare_split, split_pretokens
-from .special import check_disallowed, resolve_allowed, resolve_disallowed, split_special
+from .special import (
+    check_disallowed,
+    check_special_ids,
+    check_special_tokens,
+    resolve_allowed,
+    resolve_disallowed,
+    split_special,
+)
 from .streaming import encode_stream
+from .text import check_text, check_vocab_size, fix_surrogates
 
 # The cache maps a chunk to its ids. Past this many entries it is cleared, so
 # text made of endless distinct chunks cannot eat all memory.
 CACHE_SIZE = 200_000
 # Longer chunks are not cached: they rarely repeat.
 CACHE_MAX_CHUNK = 1000
-
-
-class ChunkCache(dict):
-    """The ids of every chunk a tokenizer has encoded: chunk (str) -> ids.
-
-    Looking up a chunk that is not there yet encodes it on the spot: a dict
-    calls `__missing__` for a key it lacks, so `cache[chunk]` always answers,
-    and looking up the chunks it has stays in C. `encode_chunk` is the
-    tokenizer's, handed over by `encode_ordinary` before each use.
-
-    `one_token` (bytes -> id) holds chunks whose ids are known without merging,
-    because they are one token whole; it is looked up first. Only
-    `OpenAITokenizer` has one: tiktoken's ranks, which it checks first too.
-    """
-
-    def __init__(self, one_token: dict[bytes, int] | None = None) -> None:
-        super().__init__()
-        self.one_token = {} if one_token is None else one_token
-        self.encode_chunk = None
-        self.too_long: list[str] = []      # chunks to forget after this encoding
-
-    def __missing__(self, chunk: str) -> list[int]:
-        data = chunk.encode("utf-8")
-        idx = self.one_token.get(data)
-        ids = self[chunk] = [idx] if idx is not None else self.encode_chunk(data)
-        if len(chunk) > CACHE_MAX_CHUNK:
-            self.too_long.append(chunk)
-        return ids
-
-    def __reduce__(self):
-        # Pickled (and copied) as its entries only, without the tokenizer's method.
-        return ChunkCache, (self.one_token or None,), None, None, iter(self.items())
 
 
 class RegexTokenizer(Tokenizer):
@@ -84,16 +59,25 @@ class RegexTokenizer(Tokenizer):
         self.pattern = GPT4_SPLIT_PATTERN if pattern is None else pattern
         self.compiled_pattern = regex.compile(self.pattern)
         prepare_split(self.pattern)
-        self._cache = self._new_cache()
+        self._cache: dict[str, list[int]] = {}     # chunk -> its ids (see `encode_ordinary`)
 
-    def _merges_changed(self) -> None:
-        # New merges (or a new pattern, after `load`): the cached chunks are stale.
+    # What the base class does, and then forget the chunks encoded with the old merges.
+    def set_merges(self, merges: dict[tuple[int, int], int],
+                   special_tokens: dict[str, int] | None = None) -> None:
+        super().set_merges(merges, special_tokens)
+        self._cache = {}
+
+    def first_merges(self, vocab_size: int) -> "RegexTokenizer":
+        small = super().first_merges(vocab_size)
+        small._cache = {}                   # the copy must not share the cache
+        return small
+
+    def load(self, model_file: str | os.PathLike) -> "RegexTokenizer":
+        super().load(model_file)            # a new pattern too
         self.compiled_pattern = regex.compile(self.pattern)
         prepare_split(self.pattern)
-        self._cache = self._new_cache()
-
-    def _new_cache(self) -> ChunkCache:
-        return ChunkCache()
+        self._cache = {}
+        return self
 
     # -- training (the naive loop, with chunks) ---------------------------------
     def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
@@ -106,25 +90,22 @@ class RegexTokenizer(Tokenizer):
         check_vocab_size(vocab_size)
         chunks = [list(c.encode("utf-8")) for c in
                   self.compiled_pattern.findall(fix_surrogates(text))]
-        self.merges = {}
-        self.byte_ids, self.ids_are_ranks = list(range(256)), True
-        self.unreachable_tokens = {}        # their ids belonged to the old vocabulary
-        self.vocab = self._build_vocab()
+        merges: dict[tuple[int, int], int] = {}
+        vocab = {b: bytes([b]) for b in range(256)}
         for idx in range(256, vocab_size):
             stats: dict[tuple[int, int], int] = {}
             for chunk in chunks:
                 get_stats(chunk, stats)
             if not stats:
                 break
-            pair = best_pair(stats, self.vocab)
+            pair = best_pair(stats, vocab)
             chunks = [merge(chunk, pair, idx) for chunk in chunks]
-            self.merges[pair] = idx
-            self.vocab[idx] = self.vocab[pair[0]] + self.vocab[pair[1]]
+            merges[pair] = idx
+            vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
             if verbose:
                 print(f"merge {idx - 255}/{vocab_size - 256}: {pair} -> {idx} "
-                      f"({self.vocab[idx]!r}) had {stats[pair]} occurrences")
-        self.vocab = self._build_vocab()    # keep registered special tokens
-        self._merges_changed()
+                      f"({vocab[idx]!r}) had {stats[pair]} occurrences")
+        self.set_merges(merges)             # registered special tokens are kept
 
     @classmethod
     def from_merges(cls, merges: list[tuple[bytes, bytes]], special_tokens=(),
@@ -143,20 +124,12 @@ class RegexTokenizer(Tokenizer):
         >>> tok.vocab == vocab, tok.encode("hello<|eot|>", allowed_special="all")
         (True, [104, 101, 257, 258])
         """
+        named = not isinstance(special_tokens, dict)
+        _, pairs, specials, _ = number_vocab(None, merges, special_tokens if named else ())
         tok = cls(pattern)
-        ids = {bytes([b]): b for b in range(256)}
-        for k, (a, b) in enumerate(merges):
-            if a not in ids or b not in ids:
-                raise ValueError(f"merge {k}, ({a!r}, {b!r}), uses a token that no "
-                                 f"earlier merge made")
-            if a + b in ids:
-                raise ValueError(f"merge {k} makes {a + b!r} a second time, so the ids "
-                                 f"of later merges are ambiguous; give each token one merge")
-            tok.merges[ids[a], ids[b]] = ids[a + b] = 256 + k
-        if not isinstance(special_tokens, dict):
-            special_tokens = {t: 256 + len(merges) + k for k, t in enumerate(special_tokens)}
-        tok.vocab = tok._build_vocab()
-        tok.register_special_tokens(special_tokens)
+        tok.set_merges(pairs, specials)
+        if not named:
+            tok.register_special_tokens(special_tokens)
         return tok
 
     @classmethod
@@ -198,7 +171,6 @@ class RegexTokenizer(Tokenizer):
         new_ids = list(pairs.values())
         tok.ids_are_ranks = new_ids == sorted(new_ids)
         tok.vocab = tok._build_vocab()
-        tok._merges_changed()
         return tok
 
     # -- special tokens --------------------------------------------------------
@@ -210,12 +182,9 @@ class RegexTokenizer(Tokenizer):
         token registered under its own id and text becomes special (GPT-2's
         `<|endoftext|>` read from its `vocab.json`).
         """
+        check_special_ids(special_tokens)
         promoted = set()
         for token, idx in special_tokens.items():
-            if not isinstance(token, str) or not token:
-                raise ValueError(f"a special token must be a non-empty str, got {token!r}")
-            if not isinstance(idx, int) or idx < 0:
-                raise ValueError(f"the id of {token!r} must be a non-negative int, got {idx!r}")
             if self.unreachable_tokens.get(idx) == token.encode("utf-8"):
                 promoted.add(idx)
                 continue
@@ -226,8 +195,13 @@ class RegexTokenizer(Tokenizer):
         if promoted:
             self.unreachable_tokens = {idx: token for idx, token in
                                        self.unreachable_tokens.items() if idx not in promoted}
+        # The vocab gains the new ids (and loses the old id of a token registered again).
+        for token, idx in special_tokens.items():
+            old = self.special_tokens.get(token)
+            if old is not None and old != idx:
+                del self.vocab[old]
+            self.vocab[idx] = token.encode("utf-8")
         self.special_tokens = {**self.special_tokens, **special_tokens}
-        self.vocab = self._build_vocab()
 
     # -- encoding --------------------------------------------------------------
     def encode_ordinary(self, text: str) -> list[int]:
@@ -239,35 +213,21 @@ class RegexTokenizer(Tokenizer):
         faster by `split_pretokens` for the three GPT patterns.
         """
         check_text(text)
-        chunks = split_pretokens(text, self.compiled_pattern)
         cache = self._cache
-        cache.encode_chunk = self.encode_chunk
+        ids: list[int] = []
         try:
-            # One list of all the chunks' ids, without a Python loop: `map` calls
-            # `ids.extend` with each chunk's ids, and `deque(..., maxlen=0)` only runs
-            # the map to its end. A chunk not in the cache yet is encoded on the spot
-            # (`ChunkCache`).
-            ids: list[int] = []
-            deque(map(ids.extend, map(cache.__getitem__, chunks)), maxlen=0)
+            for chunk in split_pretokens(text, self.compiled_pattern):
+                try:
+                    ids += cache[chunk]
+                except KeyError:            # a chunk not seen yet: encode it now
+                    chunk_ids = self.encode_chunk(chunk.encode("utf-8"))
+                    if len(chunk) <= CACHE_MAX_CHUNK:       # long chunks rarely repeat
+                        cache[chunk] = chunk_ids
+                    ids += chunk_ids
         except UnicodeEncodeError:          # a lone surrogate: do as tiktoken does
             return self.encode_ordinary(fix_surrogates(text))
-        # Keep the cache bounded: forget long chunks (they rarely repeat) and
-        # start afresh when it grows too big.
-        for chunk in cache.too_long:
-            cache.pop(chunk, None)
-        cache.too_long.clear()
-        if len(cache) > CACHE_SIZE:
+        if len(cache) > CACHE_SIZE:         # keep the cache bounded: start afresh
             cache.clear()
-        return ids
-
-    def _encode_with_dropout(self, text: str, dropout: float, rng) -> list[int]:
-        """`encode_ordinary` with BPE-dropout (see `bpe_course.dropout`): every chunk is
-        encoded afresh, not looked up in the cache, each applicable merge skipped with
-        probability `dropout`; merges still never cross a chunk."""
-        text = fix_surrogates(text)             # as encode_ordinary does for lone surrogates
-        ids: list[int] = []
-        for chunk in split_pretokens(text, self.compiled_pattern):
-            ids.extend(self.encode_chunk_with_dropout(chunk.encode("utf-8"), dropout, rng))
         return ids
 
     def encode(self, text: str, allowed_special="none_raise",
@@ -279,28 +239,26 @@ class RegexTokenizer(Tokenizer):
         which means what it means in tiktoken. The default refuses text that
         contains a registered special token, as tiktoken does.
 
-        With `dropout` > 0, BPE-dropout (see `bpe_course.dropout`): each applicable merge
-        is skipped with that probability at every step, drawing from `rng` (a
-        `random.Random`); special tokens are never split.
+        With `dropout` > 0, BPE-dropout (chapter 12, see `bpe_course.dropout`): each
+        applicable merge is skipped with that probability at every step, drawing from
+        `rng` (a `random.Random`); special tokens are never split.
         """
         check_text(text)
-        encode_ordinary = self.encode_ordinary
-        if dropout:
-            rng = check_dropout(dropout, rng)
-
-            def encode_ordinary(part: str) -> list[int]:
-                return self._encode_with_dropout(part, dropout, rng)
         allowed = resolve_allowed(allowed_special, self.special_tokens)
         check_disallowed(text, resolve_disallowed(disallowed_special, allowed_special,
                                                   allowed, self.special_tokens))
-        if not allowed:
-            return encode_ordinary(text)
+        if dropout:
+            rng = check_dropout(dropout, rng)
         ids: list[int] = []
-        for part in split_special(text, allowed):
+        for part in split_special(text, allowed) if allowed else [text]:
             if part in allowed:
                 ids.append(self.special_tokens[part])
+            elif dropout:
+                chunks = split_pretokens(fix_surrogates(part), self.compiled_pattern)
+                ids += encode_chunks_with_dropout(self, [c.encode("utf-8") for c in chunks],
+                                                  dropout, rng)
             else:
-                ids.extend(encode_ordinary(part))
+                ids += self.encode_ordinary(part)
         return ids
 
     def encode_iterable(self, iterable, allowed_special="none_raise", disallowed_special="all"):
@@ -316,22 +274,25 @@ class RegexTokenizer(Tokenizer):
 
 # -- a vocabulary numbered by someone else ---------------------------------------
 
-def number_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
+def number_vocab(vocab: dict[int, bytes] | None, merges: list[tuple[bytes, bytes]],
                  special_tokens: list[str] | None,
                  ) -> tuple[list[int], dict[tuple[int, int], int], dict[str, int],
                             dict[int, bytes]]:
-    """Check a vocabulary numbered by someone else; return its byte ids, merges, special
-    tokens and unreachable tokens.
+    """Check a vocabulary and its merges; return its byte ids, merges, special tokens and
+    unreachable tokens. The one check of merges and of their vocabulary: `from_merges`,
+    `from_vocab_merges` and the Hugging Face files all come through here.
 
     The course's trainers hand out ids in merge order (bytes 0..255, then merge k
-    is 256 + k), so an id is also a rank (see `base`). Other vocabularies give
-    their tokens any ids: CS336's `train_bpe` puts special tokens first, Hugging
-    Face's files store whatever ids the trainer chose. `vocab` maps id -> bytes,
-    `merges` lists `(left bytes, right bytes)` in the order they were learned.
-    The result is in the vocabulary's own ids: the id of each byte, each merge as
-    ids, the special tokens, and the unreachable tokens: entries that no merge
-    makes and that are not special (id -> bytes; decodable, never encoded).
-    Inconsistent input raises ValueError saying what is wrong.
+    is 256 + k), so an id is also a rank (see `base`); pass `vocab=None` for that
+    numbering. Other vocabularies give their tokens any ids: CS336's `train_bpe`
+    puts special tokens first, Hugging Face's files store whatever ids the trainer
+    chose. `vocab` maps id -> bytes, `merges` lists `(left bytes, right bytes)` in
+    the order they were learned. The result is in the vocabulary's own ids: the id
+    of each byte, each merge as ids, the special tokens (a token found in `vocab`
+    keeps its id, the others get the ids after the largest), and the unreachable
+    tokens: entries that no merge makes and that are not special (id -> bytes;
+    decodable, never encoded). Inconsistent input raises ValueError saying what is
+    wrong.
 
     >>> vocab = {0: b"<|eot|>", **{1 + b: bytes([b]) for b in range(256)},
     ...          300: b"lo", 299: b"llo", 400: b"hello"}   # any ids, merges in learned order
@@ -341,9 +302,17 @@ def number_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
     (109, 112, {(109, 112): 300, (109, 300): 299})
     >>> specials, unreachable
     ({'<|eot|>': 0, '<|pad|>': 401}, {400: b'hello'})
+    >>> number_vocab(None, [(b"l", b"o"), (b"l", b"lo")], ["<|eot|>"])[1:3]
+    ({(108, 111): 256, (108, 256): 257}, {'<|eot|>': 258})
     """
-    if not isinstance(vocab, dict):
+    singles = [bytes([b]) for b in range(256)]
+    if vocab is None:                   # ids in merge order: each merge's id is made below
+        vocab = dict(enumerate(singles))
+        in_merge_order = True
+    elif not isinstance(vocab, dict):
         raise TypeError(f"vocab must be a dict id -> bytes, got {type(vocab).__name__}")
+    else:
+        in_merge_order = False
     id_of: dict[bytes, int] = {}
     for idx, token in vocab.items():
         if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
@@ -353,7 +322,6 @@ def number_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
         if bytes(token) in id_of:
             raise ValueError(f"ids {id_of[bytes(token)]} and {idx} are both {token!r}")
         id_of[bytes(token)] = idx
-    singles = [bytes([b]) for b in range(256)]
     missing = [t for t in singles if t not in id_of]
     if missing:
         raise ValueError(f"vocab lacks {len(missing)} of the 256 single bytes, such as "
@@ -368,18 +336,17 @@ def number_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
             raise ValueError(f"merge {k}, ({a!r}, {b!r}), uses a token that no earlier "
                              f"merge made (merges must be in the order they were learned)")
         if a + b in made:
-            raise ValueError(f"merge {k}, ({a!r}, {b!r}), makes {a + b!r} a second time")
-        if a + b not in id_of:
+            raise ValueError(f"merge {k}, ({a!r}, {b!r}), makes {a + b!r} a second time; "
+                             f"give each token one merge")
+        if in_merge_order:
+            id_of[a + b] = 256 + k
+        elif a + b not in id_of:
             raise ValueError(f"merge {k}, ({a!r}, {b!r}), makes {a + b!r}, which vocab lacks")
         made.add(a + b)
         pairs[id_of[a], id_of[b]] = id_of[a + b]
-    if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens must be a list of str; write [{special_tokens!r}]")
     specials: dict[str, int] = {}
-    next_id = max(vocab) + 1
-    for token in special_tokens or ():
-        if not isinstance(token, str) or not token or token in specials:
-            raise ValueError(f"special tokens must be distinct non-empty str, got {token!r}")
+    next_id = max(id_of.values()) + 1
+    for token in check_special_tokens(special_tokens or ()):
         data = token.encode("utf-8")
         if data in id_of and data not in made:
             specials[token] = id_of[data]

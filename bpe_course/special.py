@@ -33,6 +33,55 @@ import regex
 MODES = ("all", "none", "none_raise")
 
 
+def check_special_tokens(special_tokens) -> list[str]:
+    """The names of special tokens as a list, checked: distinct non-empty strs.
+
+    Every function that takes special tokens by name (`train_bpe`, `from_merges`,
+    `from_vocab_merges`, `train_wordpiece`, ...) checks them here.
+
+    >>> check_special_tokens(("<|eot|>", "<|pad|>"))
+    ['<|eot|>', '<|pad|>']
+    >>> check_special_tokens("<|eot|>")
+    Traceback (most recent call last):
+        ...
+    TypeError: special_tokens must be a list of strings, not one string; write ['<|eot|>']
+    """
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of strings, not one string; "
+                        f"write [{special_tokens!r}]")
+    try:
+        tokens = list(special_tokens)
+    except TypeError:
+        raise TypeError(f"special_tokens must be a list of strings, got "
+                        f"{type(special_tokens).__name__}") from None
+    for token in tokens:
+        if not isinstance(token, str) or not token:
+            raise ValueError(f"a special token must be a non-empty str, got {token!r}")
+    if len(set(tokens)) != len(tokens):
+        repeated = next(t for t in tokens if tokens.count(t) > 1)
+        raise ValueError(f"special tokens must be distinct: {repeated!r} is repeated")
+    return tokens
+
+
+def check_special_ids(special_tokens) -> dict[str, int]:
+    """Special tokens with their ids, `{token: id}`, checked: non-empty strs, ids
+    non-negative ints. `register_special_tokens` checks its argument here.
+
+    >>> check_special_ids({"<|eot|>": -1})
+    Traceback (most recent call last):
+        ...
+    ValueError: the id of '<|eot|>' must be a non-negative int, got -1
+    """
+    if not isinstance(special_tokens, dict):
+        raise TypeError(f"special tokens with ids must be a dict {{token: id}}, got "
+                        f"{type(special_tokens).__name__}")
+    check_special_tokens(special_tokens)
+    for token, idx in special_tokens.items():
+        if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
+            raise ValueError(f"the id of {token!r} must be a non-negative int, got {idx!r}")
+    return special_tokens
+
+
 def special_pattern(tokens) -> regex.Pattern | None:
     """A pattern matching any of `tokens`, longest first, or None if there are none.
 

@@ -3,7 +3,7 @@
 Three file formats meet a learner of byte-level BPE, and each stores a
 different half of the same tokenizer:
 
-- tiktoken's rank file (`model_files.save_tiktoken`): every token's bytes and its
+- tiktoken's rank file (`tiktoken_files.save_tiktoken`): every token's bytes and its
   rank, which is also its id. The merges are implied: BPE joins the pair whose
   joined bytes have the lowest rank.
 - GPT-2's `vocab.json` + `merges.txt`: the ids of the tokens (any ids), and the
@@ -35,7 +35,6 @@ from pathlib import Path
 from ..openai.byte_map import str_to_token, token_to_str
 from ..patterns import GPT2_SPLIT_PATTERN
 from ..regex_tokenizer import RegexTokenizer
-
 
 # -- writing -------------------------------------------------------------------
 
@@ -191,7 +190,7 @@ def load_vocab_merges(vocab_file: str | os.PathLike, merges_file: str | os.PathL
 
 
 def _unsupported(what: str, value) -> ValueError:
-    """The error for a setting the course cannot load exactly (`load_tokenizer_json`
+    """The error for a setting the course cannot load exactly (`load_regex_tokenizer_json`
     puts the file's name in front)."""
     return ValueError(f"unsupported {what}: {json.dumps(value)[:120]}; the course reads "
                       f"byte-level BPE with a split pattern and nothing else "

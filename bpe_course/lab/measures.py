@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..patterns import GPT4_SPLIT_PATTERN
+from ..special import check_special_tokens
 from ..training.counting import CHUNK_BYTES, count_corpus
-from ..training.trainer import byte_words, check_special_tokens, learn_merges
+from ..training.trainer import byte_words, learn_merges
 
 
 def rss_peak_reset() -> bool:

@@ -146,8 +146,8 @@ class EncodingAPI:
             raise UnknownTokenError(str(error)) from None
 
     def decode(self, tokens, errors: str = "replace") -> str:
-        # The same as Tokenizer.decode; only the argument is named as in tiktoken.
-        return super().decode(tokens, errors)
+        # What Tokenizer.decode does; only the argument is named as in tiktoken.
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
 
     def decode_with_offsets(self, tokens) -> tuple[str, list[int]]:
         """The text, and for each token the index in the text of the character it starts in.

@@ -40,11 +40,12 @@ tools/unicode_skew.py).
 
 from __future__ import annotations
 
-from ..base import _SHORT_CHUNK, NO_MERGE
-from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
-from ..regex_tokenizer import ChunkCache, RegexTokenizer
-from .encoding_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
+from collections.abc import Mapping
 
+from ..base import _SHORT_CHUNK, NO_MERGE
+from ..regex_tokenizer import RegexTokenizer
+from .encoding_api import EncodingAPI, UnknownTokenError  # noqa: F401 (re-exported)
+from .encodings import SPECIAL_TOKENS, SPLIT_PATTERNS, check_name, load_ranks
 
 _SINGLE_BYTES = [bytes([b]) for b in range(256)]
 # The rank of a pair that is not a token. NO_MERGE (a float) would do, but `min` over
@@ -90,6 +91,38 @@ def recover_merges(ranks: dict[bytes, int]) -> dict[tuple[int, int], int]:
     return merges
 
 
+class RecoveredMerges(Mapping):
+    """The merges of a rank table, `(left id, right id) -> id`, recovered on first use.
+
+    Encoding needs only the ranks; the merges are for looking at (`merge_tree`, `save`),
+    and recovering them takes a while (about 0.6 s for cl100k_base), so it waits until
+    something reads them.
+
+    >>> merges = RecoveredMerges({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3})
+    >>> len(merges), dict(merges)
+    (2, {(0, 1): 2, (2, 1): 3})
+    """
+
+    def __init__(self, ranks: dict[bytes, int]) -> None:
+        self.ranks = ranks
+        self._merges: dict[tuple[int, int], int] | None = None
+
+    def _table(self) -> dict[tuple[int, int], int]:
+        if self._merges is None:
+            self._merges = recover_merges(self.ranks)
+        return self._merges
+
+    def __getitem__(self, pair: tuple[int, int]) -> int:
+        return self._table()[pair]
+
+    def __iter__(self):
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        # Every token longer than one byte is made by one merge: no need to recover them.
+        return sum(len(token) > 1 for token in self.ranks)
+
+
 class OpenAITokenizer(EncodingAPI, RegexTokenizer):
     """A RegexTokenizer with the vocabulary of one of OpenAI's encodings, and tiktoken's API.
 
@@ -99,10 +132,13 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
         check_name(encoding)
-        self.name = self.encoding_name = encoding
-        self.mergeable_ranks = load_ranks(encoding)   # needed by _build_vocab
         super().__init__(SPLIT_PATTERNS[encoding])
-        self.byte_ids = [self.mergeable_ranks[bytes([b])] for b in range(256)]
+        self.name = self.encoding_name = encoding
+        self.mergeable_ranks = ranks = load_ranks(encoding)
+        self.byte_ids = [ranks[bytes([b])] for b in range(256)]
+        self.merges = RecoveredMerges(ranks)
+        # Every id is a rank: the vocabulary is the rank table turned around.
+        self.vocab = {rank: token for token, rank in ranks.items()}
         self.register_special_tokens(SPECIAL_TOKENS[encoding])
 
     def __reduce__(self):
@@ -120,38 +156,21 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
             allowed_special = {t for t in allowed_special if t in self.special_tokens}
         return super().encode(text, allowed_special, disallowed_special)
 
-    # The merges are recovered on first use only: encoding does not need them.
-    @property
-    def merges(self) -> dict[tuple[int, int], int]:
-        if self._merges is None:
-            self._merges = recover_merges(self.mergeable_ranks)
-        return self._merges
-
-    @merges.setter
-    def merges(self, value) -> None:
-        self._merges = None if not value else value
-
-    def _build_vocab(self) -> dict[int, bytes]:
-        # Every id is a rank: the vocabulary is the rank table turned around.
-        vocab = {rank: token for token, rank in self.mergeable_ranks.items()}
-        for token, idx in self.special_tokens.items():
-            vocab[idx] = token.encode("utf-8")
-        return vocab
-
-    def _new_cache(self) -> ChunkCache:
-        # Like tiktoken, the cache looks a new chunk up whole in the ranks before it
-        # merges anything (see `encode_chunk`), with no call to `encode_chunk` for it.
-        return ChunkCache(one_token=self.mergeable_ranks)
-
     def encode_chunk(self, data: bytes) -> list[int]:
-        # Like tiktoken, first check whether the whole chunk is one token
-        # (" the", " hello": most chunks of real text are).
+        """tiktoken's way: a chunk that is one token whole (" the", " hello": most chunks of
+        real text are) is looked up; a short one is merged as bytes (`_merge_bytes`); a long
+        one by the base's heap, with tiktoken's rule for what a pair merges into."""
         rank = self.mergeable_ranks.get(data)
         if rank is not None:
             return [rank]
         if len(data) <= _SHORT_CHUNK:
             return self._merge_bytes(data)
-        return super().encode_chunk(data)     # the heap (`_merge_long`)
+        return self._merge_long([self.byte_ids[b] for b in data], self.merged_rank)
+
+    def merged_rank(self, a: int, b: int) -> int | float:
+        """tiktoken's rule: the rank of the joined bytes of ids a and b, if they are a token,
+        else NO_MERGE. Equal to the merges' answer, without recovering the merges."""
+        return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b], NO_MERGE)
 
     def _merge_bytes(self, data: bytes) -> list[int]:
         """`_merge_short` on the chunk's bytes, as tiktoken does it: the parts are bytes,
@@ -159,7 +178,8 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
         lookup from ids to bytes and back for every pair.
 
         >>> tok = OpenAITokenizer("cl100k_base")
-        >>> tok._merge_bytes(b"tokenizers"), tok._merge_short([tok.byte_ids[b] for b in b"tokenizers"])
+        >>> ids = [tok.byte_ids[b] for b in b"tokenizers"]
+        >>> tok._merge_bytes(b"tokenizers"), tok._merge_short(ids, tok.merged_rank)
         ([5963, 12509], [5963, 12509])
         """
         ranks = self.mergeable_ranks
@@ -180,10 +200,6 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
                 pair_ranks[i] = get(parts[i] + parts[i + 1], _NO_PAIR)
         return list(map(ranks.__getitem__, parts))
 
-    def _merged_id(self, a: int, b: int) -> int | float:
-        # tiktoken's rule: the rank of the joined bytes, if they are a token.
-        return self.mergeable_ranks.get(self.vocab[a] + self.vocab[b], NO_MERGE)
-
     def first_merges(self, vocab_size: int):
         raise TypeError(f"{type(self).__name__} encodes by tiktoken's ranks, which a cut at a "
                         "vocabulary size would not change: it cannot be cut this way")
@@ -191,6 +207,10 @@ class OpenAITokenizer(EncodingAPI, RegexTokenizer):
     def train(self, text, vocab_size, verbose=False):
         raise NotImplementedError(f"{type(self).__name__} is pretrained and cannot be trained; "
                                   "train a RegexTokenizer instead")
+
+    def set_merges(self, merges, special_tokens=None):
+        raise NotImplementedError(f"{type(self).__name__} always holds OpenAI's ranks; give "
+                                  "merges to a RegexTokenizer instead")
 
     def load(self, model_file):
         raise NotImplementedError(f"{type(self).__name__} always holds OpenAI's ranks; load a "

@@ -1,6 +1,6 @@
 """The pipeline run: added tokens, then normalizer -> pre-tokenizer -> model -> post-processor.
 
-`Pipeline.encode_with_offsets(text)` runs the five steps as `tokenizers` does:
+`Pipeline.encode_with_offsets(text)` runs the six steps as `tokenizers` does:
 
 1. **added tokens** are found first: those marked `normalized: false` in the original
    text, the others in the normalized text; the text between them goes on;

@@ -1,6 +1,6 @@
 """SentencePiece (chapter 11 and the subword family after it): BPE and Unigram on code points.
 
-`model_file` reads and writes SentencePiece's `.model` (protobuf, without the
+`model_proto` reads and writes SentencePiece's `.model` (its `ModelProto` protobuf, without the
 protobuf library); `normalizer` applies a model's normalization exactly (its
 compiled rule table, the space rules, `▁`); `tokenizer` holds what both models
 share and `SentencePieceBPE`, equal to the `sentencepiece` library id for id;

@@ -4,7 +4,7 @@ A `.model` file names its algorithm in `trainer_spec.model_type`: 1 Unigram (the
 default: T5, ALBERT, XLNet), 2 BPE (Llama 2, Mistral). Both share the normalizer and the
 decoder; only the segmentation differs.
 
->>> from bpe_course.sentencepiece.model_file import write_model, UNKNOWN, NORMAL
+>>> from bpe_course.sentencepiece.model_proto import write_model, UNKNOWN, NORMAL
 >>> data = write_model([("<unk>", 0.0, UNKNOWN), ("▁a", -1.0, NORMAL)], {"model_type": 1})
 >>> type(load_sentencepiece(data)).__name__
 'SentencePieceUnigram'
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .model_file import BPE, MODEL_TYPES, UNIGRAM, read_model
+from .model_proto import BPE, MODEL_TYPES, UNIGRAM, read_model
 from .tokenizer import SentencePieceBPE, SentencePieceTokenizer
 from .unigram import SentencePieceUnigram
 

@@ -51,11 +51,21 @@ import random
 from importlib import resources
 from pathlib import Path
 
-from .model_file import BPE, BYTE, CONTROL, MODEL_TYPES, NORMAL, UNKNOWN, UNUSED, USER_DEFINED
-from .model_file import SpmModel, read_model
-from .normalizer import SPACE, Normalizer
 from ..dropout import check_dropout
 from ..text import check_text
+from .model_proto import (
+    BPE,
+    BYTE,
+    CONTROL,
+    MODEL_TYPES,
+    NORMAL,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    SpmModel,
+    read_model,
+)
+from .normalizer import SPACE, Normalizer
 
 MISTRAL_V1 = "mistral_tokenizer.model.v1"
 MISTRAL_V1_SHA256 = "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"

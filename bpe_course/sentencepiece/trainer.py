@@ -37,8 +37,17 @@ import heapq
 import unicodedata
 from collections import Counter
 
-from .model_file import BPE, BYTE, CONTROL, NORMAL, NORMALIZER, TRAINER, UNKNOWN, SpmModel
-from .model_file import with_defaults
+from .model_proto import (
+    BPE,
+    BYTE,
+    CONTROL,
+    NORMAL,
+    NORMALIZER,
+    TRAINER,
+    UNKNOWN,
+    SpmModel,
+    with_defaults,
+)
 
 SPACE = "\u2581"
 MAX_PIECE_LENGTH = 16

@@ -22,7 +22,7 @@ The lattice also gives more than one answer:
   one piece at a time (forward-filtering backward-sampling). With `nbest_size > 1` the draw
   is among the n best only.
 
->>> from bpe_course.sentencepiece.model_file import write_model, UNKNOWN, NORMAL
+>>> from bpe_course.sentencepiece.model_proto import write_model, UNKNOWN, NORMAL
 >>> pieces = [("<unk>", 0.0, UNKNOWN), ("▁", -2.0, NORMAL), ("a", -3.0, NORMAL),
 ...           ("b", -3.0, NORMAL), ("▁a", -4.0, NORMAL), ("ab", -2.5, NORMAL)]
 >>> sp = SentencePieceUnigram.from_bytes(write_model(pieces, {"model_type": 1}))
@@ -51,7 +51,7 @@ import random
 import struct
 from importlib import resources
 
-from .model_file import NORMAL, UNIGRAM, UNUSED, USER_DEFINED, SpmModel
+from .model_proto import NORMAL, UNIGRAM, UNUSED, USER_DEFINED, SpmModel
 from .tokenizer import SentencePieceTokenizer
 
 TEST_MODEL = "sentencepiece_test_model.model.gz"

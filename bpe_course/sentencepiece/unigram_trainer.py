@@ -70,8 +70,17 @@ import math
 import unicodedata
 from collections import Counter
 
-from .model_file import CONTROL, NORMAL, NORMALIZER, TRAINER, UNIGRAM, UNKNOWN, SpmModel
-from .model_file import with_defaults, write_model
+from .model_proto import (
+    CONTROL,
+    NORMAL,
+    NORMALIZER,
+    TRAINER,
+    UNIGRAM,
+    UNKNOWN,
+    SpmModel,
+    with_defaults,
+    write_model,
+)
 from .normalizer import SPACE, Normalizer
 from .trainer import kept_characters
 from .unigram import log_sum_exp

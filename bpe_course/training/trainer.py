@@ -38,9 +38,10 @@ from heapq import heappop, heappush
 from operator import add, mul
 from typing import NamedTuple, Sequence
 
+from ..patterns import GPT4_SPLIT_PATTERN
+from ..special import check_special_tokens
 from ..text import check_vocab_size
 from .counting import CHUNK_BYTES, ProgressBar, count_corpus
-from ..patterns import GPT4_SPLIT_PATTERN
 
 # The tie-break key of a token is its bytes with the order reversed, so that a
 # min-heap pops the *greatest* bytes first: byte b becomes the two bytes
@@ -99,19 +100,6 @@ def train_bpe(input: str | os.PathLike, vocab_size: int, special_tokens: Sequenc
     for token in specials:
         vocab[len(vocab)] = token.encode("utf-8")
     return vocab, [(t.tokens[a], t.tokens[b]) for a, b in t.merges]
-
-
-def check_special_tokens(special_tokens) -> list[str]:
-    if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens must be a list of strings, not one string; "
-                        f"write [{special_tokens!r}]")
-    specials = list(special_tokens)
-    for token in specials:
-        if not isinstance(token, str) or not token:
-            raise ValueError(f"a special token must be a non-empty str, got {token!r}")
-    if len(set(specials)) != len(specials):
-        raise ValueError(f"special_tokens has a repeated token: {specials}")
-    return specials
 
 
 def train(input, vocab_size: int, specials: list[str], pattern: str, *,

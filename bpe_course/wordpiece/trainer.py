@@ -69,6 +69,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
+from ..special import check_special_tokens
 from .normalizer import normalize
 from .pretokenizer import pretokenize
 
@@ -186,8 +187,7 @@ def train_wordpiece(text: str, vocab_size: int, *, special_tokens=SPECIAL_TOKENS
     Fewer tokens if the text runs out of pairs."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
-    if isinstance(special_tokens, str) or len(set(special_tokens)) != len(special_tokens):
-        raise ValueError("special_tokens must be a list of distinct str")
+    special_tokens = check_special_tokens(special_tokens)
     words = count_words(text, lowercase=lowercase)
     alphabet = sorted({token for word in words for token in spell(word)})
     start = [t for t in special_tokens] + [t for t in alphabet if t not in special_tokens]

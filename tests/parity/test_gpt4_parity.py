@@ -5,9 +5,10 @@ tiktoken on every OpenAI encoding is in `test_openai_parity`."""
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT2_SPLIT_PATTERN, GPT4Tokenizer
+from bpe_course import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, GPT4Tokenizer
 from bpe_course.openai.encodings import ENCODINGS, SPECIAL_TOKENS, SPLIT_PATTERNS, load_ranks
 from bpe_course.openai.tokenizer import bpe_by_rank
 
@@ -77,7 +78,7 @@ def test_property_heap_merging_equals_the_simple_scan(data, ours_and_tiktoken, t
     text = data.draw(tricky_text, label="text")
     tok, _ = ours_and_tiktoken("cl100k_base")
     ids = [tok.byte_ids[b] for b in text.encode("utf-8", "replace")]
-    assert tok._merge_long(list(ids)) == tok._merge_short(list(ids))
+    assert tok._merge_long(list(ids), tok.merged_rank) == tok._merge_short(list(ids), tok.merged_rank)
 
 
 @settings(max_examples=100, deadline=None)
@@ -90,4 +91,4 @@ def test_property_merging_bytes_equals_merging_ids(data, ours_and_tiktoken, tric
         for chunk in tok.compiled_pattern.findall(text) + [text]:
             raw = chunk.encode("utf-8", "replace")
             ids = [tok.byte_ids[b] for b in raw]
-            assert tok._merge_bytes(raw) == tok._merge_short(ids)
+            assert tok._merge_bytes(raw) == tok._merge_short(ids, tok.merged_rank)

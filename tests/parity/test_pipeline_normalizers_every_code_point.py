@@ -71,7 +71,7 @@ def test_bert_normalizer_on_every_code_point_it_may_change():
 
 def test_precompiled_rules_on_every_code_point(tmp_path):
     spm = pytest.importorskip("sentencepiece")
-    from bpe_course.sentencepiece.model_file import read_model
+    from bpe_course.sentencepiece.model_proto import read_model
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(corpora.prose()[:60_000].splitlines()),
         model_prefix=str(tmp_path / "nmt_nfkc"), vocab_size=300, num_threads=1, minloglevel=2)

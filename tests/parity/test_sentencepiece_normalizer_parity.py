@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_course import SentencePieceBPE, corpora, load_sentencepiece
-from bpe_course.sentencepiece.model_file import read_model
+from bpe_course.sentencepiece.model_proto import read_model
 from bpe_course.sentencepiece.normalizer import CharsMap, Normalizer
 
 RULED = ["unigram_nmt_nfkc", "unigram_nfkc", "unigram_nmt_nfkc_cf", "unigram_identity",

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 spm = pytest.importorskip("sentencepiece")
 
 from bpe_course import SentencePieceBPE, corpora, train_codepoint_bpe  # noqa: E402
+from bpe_course.sentencepiece.model_proto import write_model  # noqa: E402
 from bpe_course.sentencepiece.tokenizer import mistral_model_bytes  # noqa: E402
-from bpe_course.sentencepiece.model_file import write_model  # noqa: E402
 
 EXTRA = [
     " ", "  ", "     ", "a  b   c    d", "  two leading", "two trailing  ", " \n ", "\t\t x",

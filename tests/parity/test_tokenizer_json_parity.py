@@ -23,10 +23,17 @@ from hypothesis import strategies as st
 from bpe_course import corpora, load_tokenizer_json
 
 tokenizers = pytest.importorskip("tokenizers")
-from tokenizers import (AddedToken, Tokenizer, decoders, models, normalizers,  # noqa: E402
-                        pre_tokenizers, processors, trainers)
-
 from hf_models import byte_fallback_bpe  # noqa: E402
+from tokenizers import (  # noqa: E402
+    AddedToken,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 
 TEXT = corpora.prose()[:60_000].splitlines()
 EXTRA = ["", " ", "  ", "\t\n", "Hello, World!", "héllo HÉLLO", "ﬁne Ａ ①", "中文字 and 日本語",
@@ -148,7 +155,7 @@ def splits() -> Tokenizer:
 
 def charsmap(tmp) -> bytes | None:
     spm = pytest.importorskip("sentencepiece")
-    from bpe_course.sentencepiece.model_file import read_model
+    from bpe_course.sentencepiece.model_proto import read_model
     spm.SentencePieceTrainer.train(sentence_iterator=iter(TEXT[:2000]),
                                    model_prefix=str(tmp / "nfkc"), vocab_size=300,
                                    num_threads=1, minloglevel=2)

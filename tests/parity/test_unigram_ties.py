@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course.pipeline.models import Unigram
-from bpe_course.sentencepiece.model_file import CONTROL, NORMAL, UNKNOWN, write_model
+from bpe_course.sentencepiece.model_proto import CONTROL, NORMAL, UNKNOWN, write_model
 from bpe_course.sentencepiece.unigram import SentencePieceUnigram
 
 tokenizers = pytest.importorskip("tokenizers")

@@ -1,9 +1,11 @@
-"""`Tokenizer`, the base class: it knows no subclass, and subclasses hook in where it says.
+"""`Tokenizer`, the base class: it knows no subclass and calls no method a subclass overrides.
 
-A subclass that keeps something derived from the merges (RegexTokenizer's cache of encoded
-chunks) overrides `_merges_changed`; a trainer fills any tokenizer through the public
-`set_merges`; a tokenizer that cannot be cut by vocabulary size (OpenAI's, encoded by
-ranks) overrides `first_merges` to say so (tested with `first_merges` in test_tokenizers).
+A subclass adds: it sets what it needs after `super().__init__()`, and one that keeps
+something derived from the merges (RegexTokenizer's cache of encoded chunks) extends
+`set_merges`, `first_merges` and `load`, calling the base's first; a trainer fills any
+tokenizer through the public `set_merges`; a tokenizer that cannot be cut by vocabulary
+size (OpenAI's, encoded by ranks) overrides `first_merges` to say so (tested with
+`first_merges` in test_tokenizers).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from bpe_course import RegexTokenizer, Tokenizer, base
+from bpe_course import BasicTokenizer, OpenAITokenizer, RegexTokenizer, Tokenizer, base
 from bpe_course.training import trainer
 
 
@@ -43,12 +45,41 @@ def test_set_merges_forgets_chunks_encoded_with_the_old_merges():
     assert tok.encode("hi") == [256]
 
 
-def test_a_subclass_hook_runs_when_a_trainer_fills_it():
+def test_the_base_class_calls_no_method_that_a_subclass_overrides():
+    # On every tokenizer class, a method it inherits from Tokenizer calls only methods it
+    # inherits from Tokenizer too: the core never calls back into a subclass.
+    tree = ast.parse(inspect.getsource(base.Tokenizer))
+    calls = {}
+    for method in tree.body[0].body:
+        if isinstance(method, ast.FunctionDef):
+            calls[method.name] = {node.func.attr for node in ast.walk(method)
+                                  if isinstance(node, ast.Call)
+                                  and isinstance(node.func, ast.Attribute)
+                                  and isinstance(node.func.value, ast.Name)
+                                  and node.func.value.id == "self"}
+    assert calls["__init__"] == set() and calls["encode_chunk"]
+    for cls in (BasicTokenizer, RegexTokenizer, OpenAITokenizer):
+        for method, called in calls.items():
+            if getattr(cls, method) is not getattr(Tokenizer, method):
+                continue                    # the subclass has its own
+            back = {c for c in called if getattr(cls, c) is not getattr(Tokenizer, c)}
+            assert not back, f"Tokenizer.{method} calls {cls.__name__}'s {back}"
+
+
+def test_the_constructors_build_each_vocabulary_once(monkeypatch):
+    built = []
+    monkeypatch.setattr(Tokenizer, "_build_vocab",
+                        lambda self: built.append(type(self).__name__) or {})
+    Tokenizer(), RegexTokenizer(), OpenAITokenizer("r50k_base")
+    assert built == []
+
+
+def test_a_subclass_that_extends_set_merges_sees_a_trainer_fill_it():
     class Counting(RegexTokenizer):
         changes = 0
 
-        def _merges_changed(self):
-            super()._merges_changed()
+        def set_merges(self, merges, special_tokens=None):
+            super().set_merges(merges, special_tokens)
             self.changes += 1
 
     tok = Counting()
@@ -72,7 +103,7 @@ def test_the_trainer_counts_bytes_before_and_tokens_after_merging():
     assert result.text_tokens < result.text_bytes
 
 
-def test_a_plain_tokenizer_has_the_hook_with_nothing_to_forget():
+def test_a_plain_tokenizer_takes_merges():
     tok = Tokenizer()
     tok.set_merges({(97, 97): 256})
     assert tok.encode_chunk(b"aaa") == [256, 97]

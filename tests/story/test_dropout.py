@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course import BasicTokenizer, RegexTokenizer, corpora, train_bpe
-from bpe_course.dropout import NO_MERGE, merge_with_dropout
+from bpe_course.dropout import NO_MERGE, encode_chunks_with_dropout, merge_with_dropout
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_dropout_zero_is_plain_bpe(regex_tok, basic_tok, text, seed):
     # the slow loop of the dropout path, with nothing dropped, is plain BPE too
     data = text.encode("utf-8", "replace")
     rng = random.Random(seed)
-    assert regex_tok.encode_chunk_with_dropout(data, 0.0, rng) == regex_tok.encode_chunk(data)
+    assert encode_chunks_with_dropout(regex_tok, [data], 0.0, rng) == regex_tok.encode_chunk(data)
 
 
 @given(text=texts)

@@ -37,17 +37,22 @@ SNAPSHOT = textwrap.dedent("""
             "recursionlimit": sys.getrecursionlimit(), "umask": os.umask(os.umask(0o22)),
         }
     before = snapshot()
+    IMPORT
+    after = snapshot()
+    print(json.dumps({k: [before[k], after[k]] for k in before if before[k] != after[k]}))
+""")
+
+
+# The package loads its modules on first use: load every public name and submodule too.
+IMPORT = textwrap.dedent("""
     import bpe_course
-    # The package loads its modules on first use: load every public name and submodule too.
     import importlib, pkgutil
     for name in bpe_course.__all__:
         getattr(bpe_course, name)
     for info in pkgutil.walk_packages(bpe_course.__path__, "bpe_course."):
         if ".classroom" not in info.name and not info.name.endswith("__main__"):
             importlib.import_module(info.name)
-    after = snapshot()
-    print(json.dumps({k: [before[k], after[k]] for k in before if before[k] != after[k]}))
-""")
+""").strip()
 
 
 @pytest.fixture
@@ -77,7 +82,8 @@ def test_importing_writes_no_file(empty_places):
 
 def test_importing_changes_no_global_state(empty_places):
     places, env = empty_places
-    done = subprocess.run([sys.executable, "-c", SNAPSHOT], env=env, cwd=places["cwd"],
+    done = subprocess.run([sys.executable, "-c", SNAPSHOT.replace("IMPORT", IMPORT)], env=env,
+                          cwd=places["cwd"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "{}", f"import bpe_course changed: {done.stdout}"
@@ -88,7 +94,7 @@ def test_the_snapshot_sees_a_change(empty_places):
     # The check above can fail: a module that edits sys.path at import is caught.
     places, env = empty_places
     (places["cwd"] / "meddler.py").write_text("import sys; sys.path.append('/nowhere')\n")
-    code = SNAPSHOT.replace("import bpe_course", "import meddler")
+    code = SNAPSHOT.replace("IMPORT", "import meddler")
     done = subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONPATH": str(places["cwd"])},
                           cwd=places["cwd"], capture_output=True, text=True)
     assert '"path"' in done.stdout

@@ -28,7 +28,7 @@ LONG = 400
 
 # The story, lowest layer first. The core is ordered: each module may import only those
 # before it. A folder is a layer whose modules may import each other (but not in a cycle).
-CORE = ["_safe_path", "text", "pairs", "model_file", "dropout", "base", "basic", "patterns",
+CORE = ["_safe_path", "text", "pairs", "save_load", "dropout", "base", "basic", "patterns",
         "special", "pretokenize", "streaming", "regex_tokenizer"]
 LAYERS = [
     ("core", [f"bpe_course.{m}" for m in CORE]),

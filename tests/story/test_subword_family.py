@@ -8,8 +8,7 @@ import random
 import pytest
 
 from bpe_course import SentencePieceUnigram, WordPiece, load_sentencepiece
-from bpe_course.sentencepiece.model_file import (CONTROL, NORMAL, UNKNOWN, USER_DEFINED,
-                                                 write_model)
+from bpe_course.sentencepiece.model_proto import CONTROL, NORMAL, UNKNOWN, USER_DEFINED, write_model
 
 VOCAB = {"[UNK]": 0, "a": 1, "ab": 2, "##bc": 3, "##c": 4, "##b": 5, ",": 6, "中": 7}
 PIECES = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("▁", -2.0, NORMAL),

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_course import GPT2_SPLIT_PATTERN, BasicTokenizer, GPT4Tokenizer, RegexTokenizer, corpora
 from bpe_course.corpora import HARD_STRINGS
@@ -112,7 +113,8 @@ def test_long_chunks_merge_like_short_ones(regex_tok):
     # Chunks above 128 ids use the heap path; it must equal the simple scan.
     for text in ["the " * 300, "e" * 1000, TEXT[:3000].replace(" ", "")]:
         data = text.encode()
-        assert regex_tok._merge_long(list(data)) == regex_tok._merge_short(list(data))
+        merged_id = regex_tok._merged_id
+        assert regex_tok._merge_long(list(data), merged_id) == regex_tok._merge_short(list(data), merged_id)
 
 
 def test_pathological_repeats_encode_and_roundtrip(regex_tok):

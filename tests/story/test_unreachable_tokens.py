@@ -5,13 +5,23 @@ place a vocabulary is rebuilt or saved keeping them."""
 import json
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from bpe_course import (GPT2_SPLIT_PATTERN, RegexTokenizer, corpora, get_encoding, load,
-                        load_vocab_merges, save_tokenizer_json, save_vocab_merges, to_tiktoken)
+from bpe_course import (
+    GPT2_SPLIT_PATTERN,
+    RegexTokenizer,
+    corpora,
+    get_encoding,
+    load,
+    load_vocab_merges,
+    save_tokenizer_json,
+    save_vocab_merges,
+    to_tiktoken,
+)
 from bpe_course.corpora import HARD_STRINGS
 from bpe_course.files.huggingface import load_regex_tokenizer_json
-from bpe_course.files.model_files import save_tiktoken
+from bpe_course.files.tiktoken_files import save_tiktoken
 from bpe_course.openai import gpt2_files
 from bpe_course.openai.byte_map import str_to_token
 from bpe_course.training.trainer import train_into

@@ -45,7 +45,7 @@ CHAPTERS = [
       "bpe_course.merge_tree", "bpe_course.viz.merge_tree", "bpe_course.basic", ".train",
       ".merges"]),
     ("03", "encode_decode", "Encode and decode",
-     ["bpe_course.base", "bpe_course.Tokenizer", "bpe_course.model_file",
+     ["bpe_course.base", "bpe_course.Tokenizer", "bpe_course.save_load",
       "bpe_course.token_explorer", "bpe_course.explorer"]),
     ("04", "regex_pretokenization", "Regex pre-tokenization",
      ["bpe_course.patterns", "bpe_course.GPT2_SPLIT_PATTERN", "bpe_course.GPT4_SPLIT_PATTERN",

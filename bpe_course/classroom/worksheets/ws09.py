@@ -238,7 +238,7 @@ def _glitch_hidden(rng):
 
 # The course's tokenizers, which this worksheet measures.
 TOKENIZER_CODE = ("bpe_course.regex_tokenizer", "bpe_course.base", "bpe_course.pairs",
-                  "bpe_course.pretokenize", "bpe_course.special", "bpe_course.model_file",
+                  "bpe_course.pretokenize", "bpe_course.special", "bpe_course.save_load",
                   "bpe_course.streaming", "bpe_course.text")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .common import (HARD_TEXTS, REF, WRONG, Case, Checker, Group, Worksheet, calls,
                      course_ref, escaped, random_texts)
 
-MISTRAL = ("from bpe_course.sentencepiece.model_file import read_model\n"
+MISTRAL = ("from bpe_course.sentencepiece.model_proto import read_model\n"
            "from bpe_course.sentencepiece.tokenizer import mistral_model_bytes\n"
            "MODEL = read_model(mistral_model_bytes())")
 OWN_MODEL = ("from bpe_course import corpora, train_codepoint_bpe\n"
@@ -167,7 +167,7 @@ WORKSHEET = Worksheet(
                 spm_encode_groups, recognize=recognize_spm),
     ],
     # Reading the model file is given; the encoder is the exercise (the trainer has none).
-    helpers={"spm_encode": ("bpe_course.sentencepiece.model_file",
+    helpers={"spm_encode": ("bpe_course.sentencepiece.model_proto",
                             "bpe_course.sentencepiece.tokenizer.mistral_model_bytes",
                             "bpe_course.sentencepiece.trainer")},
     answers=tuple(f"bpe_course.sentencepiece.tokenizer.{m}" for m in (

@@ -73,7 +73,7 @@ def unigram_scores(start: int, stop: int, vocab_size: int) -> dict[str, float]:
     """The normal pieces' scores of a Unigram model trained on `prose()[start:stop]`, read
     back from its `.model` file (so each score is a 32-bit float, as the library holds it)."""
     from ...corpora import prose as corpus
-    from ...sentencepiece.model_file import NORMAL, read_model
+    from ...sentencepiece.model_proto import NORMAL, read_model
     from ...sentencepiece.unigram_trainer import save_unigram_model, train_unigram
     model = read_model(save_unigram_model(train_unigram(corpus()[start:stop], vocab_size)))
     return {piece: score for piece, score, kind in model.pieces if kind == NORMAL}
@@ -644,7 +644,7 @@ def _f32(x: float) -> float:
 def _library_agrees(text: str, scores: dict) -> bool:
     """Whether the course's `SentencePieceUnigram` (32-bit sums, as the library) finds the
     same pieces as the exact reference: a drawn text on which a near tie tips is left out."""
-    from ...sentencepiece.model_file import NORMAL, UNKNOWN, write_model
+    from ...sentencepiece.model_proto import NORMAL, UNKNOWN, write_model
     from ...sentencepiece.unigram import SentencePieceUnigram
     from ..checking.references import viterbi
     model = SentencePieceUnigram.from_bytes(write_model(

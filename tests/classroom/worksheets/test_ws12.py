@@ -552,7 +552,7 @@ def arguments(code, env, name):
 
 
 def test_viterbi_equals_the_course_unigram_and_sums_exactly_on_every_case():
-    from bpe_course.sentencepiece.model_file import NORMAL, UNKNOWN, write_model
+    from bpe_course.sentencepiece.model_proto import NORMAL, UNKNOWN, write_model
     from bpe_course.sentencepiece.unigram import SentencePieceUnigram
     checked = 0
     for group, case, answer in every_case("viterbi"):

@@ -1,15 +1,25 @@
-"""Saving and loading: the plain-text model file and the readable vocab file (`model_file`),
-`load` into the right class and the export to tiktoken (`files.model_files`)."""
+"""Saving and loading: the plain-text model file and the readable vocab file (`save_load`),
+`load` into the right class (`files.course_files`) and the export to tiktoken
+(`files.tiktoken_files`)."""
 
 import pytest
 import tiktoken
 import tiktoken.load
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import (GPT2_SPLIT_PATTERN, BasicTokenizer, GPT4Tokenizer, RegexTokenizer,
-                        corpora, load, save_tiktoken, to_tiktoken)
-from bpe_course.model_file import MAGIC
+from bpe_course import (
+    GPT2_SPLIT_PATTERN,
+    BasicTokenizer,
+    GPT4Tokenizer,
+    RegexTokenizer,
+    corpora,
+    load,
+    save_tiktoken,
+    to_tiktoken,
+)
 from bpe_course.corpora import HARD_STRINGS
+from bpe_course.save_load import MAGIC
 
 TEXT = corpora.prose()[:15_000]
 

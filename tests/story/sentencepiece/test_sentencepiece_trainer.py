@@ -5,7 +5,7 @@ import io
 import pytest
 
 from bpe_course import corpora, train_codepoint_bpe
-from bpe_course.sentencepiece.model_file import NORMAL, read_model
+from bpe_course.sentencepiece.model_proto import NORMAL, read_model
 
 
 def test_codepoint_trainer_matches_spm_train_on_the_first_pieces(spm):

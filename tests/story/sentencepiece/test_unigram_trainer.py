@@ -8,9 +8,15 @@ from collections import Counter
 import pytest
 
 from bpe_course import SentencePieceUnigram, corpora, train_unigram
-from bpe_course.sentencepiece.model_file import CONTROL, NORMAL, UNKNOWN, read_model
+from bpe_course.sentencepiece.model_proto import CONTROL, NORMAL, UNKNOWN, read_model
 from bpe_course.sentencepiece.unigram_trainer import (
-    Lattices, PieceRules, digamma, expected_counts, m_step, save_unigram_model)
+    Lattices,
+    PieceRules,
+    digamma,
+    expected_counts,
+    m_step,
+    save_unigram_model,
+)
 
 VOCAB = 1000
 

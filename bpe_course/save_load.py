@@ -1,4 +1,4 @@
-"""Saving, loading and exporting tokenizers, in plain text (never pickle).
+"""Saving and loading a tokenizer: the course's plain-text model file (never pickle).
 
 `save("name")` writes two files:
 
@@ -36,7 +36,7 @@ ever give numbers and strings, and it survives refactoring of the classes.
 malformed, truncated or wrong-version file.
 
 This module knows the format only; `Tokenizer.save` and `Tokenizer.load` call
-it, and `files.model_files.load` picks the right class for a file.
+it, and `files.course_files.load` picks the right class for a file.
 """
 
 from __future__ import annotations
@@ -266,4 +266,3 @@ def load_model_into(tok, model_file: str | os.PathLike) -> None:
     tok.special_tokens = state["special_tokens"]
     tok.unreachable_tokens = state["unreachable_tokens"]
     tok.vocab = tok._build_vocab()
-    tok._merges_changed()

@@ -11,8 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course import SentencePieceBPE, corpora
-from bpe_course.sentencepiece.model_file import (BYTE, CONTROL, NORMAL, UNKNOWN, fields,
-                                                 read_model, write_model)
+from bpe_course.sentencepiece.model_proto import (
+    BYTE,
+    CONTROL,
+    NORMAL,
+    UNKNOWN,
+    fields,
+    read_model,
+    write_model,
+)
 from bpe_course.sentencepiece.tokenizer import mistral_model_bytes
 from bpe_course.sentencepiece.unigram import SentencePieceUnigram
 

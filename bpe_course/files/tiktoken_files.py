@@ -1,10 +1,5 @@
-"""Chapter 08: tokenizers as files, and the way to tiktoken.
+"""Chapter 08: a tokenizer of the course as tiktoken's: `to_tiktoken` and `save_tiktoken`.
 
-A tokenizer is saved as two plain-text files (see `model_file` for the format
-and why never pickle): `tok.save("name")` writes `name.model` and `name.vocab`.
-
-- `load("name.model")` reads a model file into the right class:
-  `BasicTokenizer` when it has no split pattern, else `RegexTokenizer`;
 - `to_tiktoken(tok)` turns a tokenizer into a real `tiktoken.Encoding`, and
   `save_tiktoken(tok, path)` writes tiktoken's rank file (`base64(token) id`).
   Both refuse a tokenizer with unreachable tokens (see `base`): tiktoken merges
@@ -17,20 +12,6 @@ from __future__ import annotations
 import base64
 import os
 from pathlib import Path
-
-from ..basic import BasicTokenizer
-from ..model_file import read_model
-from ..regex_tokenizer import RegexTokenizer
-
-
-def load(model_file: str | os.PathLike):
-    """Load a model file into the right class: BasicTokenizer or RegexTokenizer."""
-    pattern = read_model(model_file)["pattern"]
-    tok = BasicTokenizer() if pattern is None else RegexTokenizer()
-    return tok.load(model_file)
-
-
-# -- tiktoken ------------------------------------------------------------------
 
 # tiktoken always splits with a pattern; this one keeps the whole text as one
 # chunk, which is what BasicTokenizer does.
