@@ -125,11 +125,14 @@ def test_modules_a_later_release_moved_import_under_their_old_names():
             "import bpe_course.encodings as old, bpe_course.openai.encodings as new\n"
             "from bpe_course.spm_model import read_model\n"
             "from bpe_course.train_fast import train_bpe\n"
-            "print(old is new, read_model.__module__, train_bpe.__module__)")
+            "from bpe_course.files.model_files import load, to_tiktoken\n"   # split in two
+            "print(old is new, read_model.__module__, train_bpe.__module__, load.__module__,"
+            " to_tiktoken.__module__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
-    assert done.stdout.split() == ["True", "bpe_course.sentencepiece.model_file",
-                                   "bpe_course.training.trainer"], done.stderr
+    assert done.stdout.split() == ["True", "bpe_course.sentencepiece.model_proto",
+                                   "bpe_course.training.trainer", "bpe_course.files.course_files",
+                                   "bpe_course.files.tiktoken_files"], done.stderr
 
 
 def test_the_sandbox_execs_the_interpreter_by_a_path_without_dotdot(monkeypatch, tmp_path):
