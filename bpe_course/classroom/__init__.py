@@ -5,7 +5,7 @@ the classroom imports the story, to know the right answers. It is grouped by
 what a maintainer does:
 
 - `worksheets/`: what each worksheet asks, one module per worksheet (`ws01`
-  ... `ws12`), each declaring one `Worksheet` record: its exercises and
+  ... `ws14`), each declaring one `Worksheet` record: its exercises and
   points, the cases behind each checker, the course helpers an answer may
   use and the hidden cases the grader draws. Add or change an exercise here.
 - `checking/`: running a learner's code on those cases and saying what was

@@ -22,7 +22,8 @@ steps made: that is what `normalized` teaches.
   `encode`, `encode_with_offsets` (an `Encoding`: ids, tokens, offsets) and `decode`
 - `tokenizer_json`: `load_tokenizer_json`, reading a file into a `Pipeline` whose
   results equal `tokenizers`'; `minilm_tokenizer()`, a real BERT WordPiece file shipped
-  with the package (all-MiniLM-L6-v2's)
+  with the package (all-MiniLM-L6-v2's), and the `tokenizer_config.json` beside it with
+  which `transformers` loads the model's folder (chapter 14)
 
 >>> import json, tempfile, pathlib
 >>> spec = {"model": {"type": "WordPiece", "unk_token": "[UNK]",

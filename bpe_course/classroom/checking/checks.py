@@ -283,3 +283,21 @@ def wordpiece(fn=FIND) -> Verdict:
 def bert_normalize(fn=FIND) -> Verdict:
     """Worksheet 12: `fn(text, lowercase=True) -> str`, BERT's normalizer."""
     return check("bert_normalize", fn, frame=sys._getframe(1))
+
+
+def align_labels(fn=FIND) -> Verdict:
+    """Worksheet 14: `fn(word_ids, word_labels) -> list[int]`, one label per token, -100 for
+    continuation and special tokens."""
+    return check("align_labels", fn, frame=sys._getframe(1))
+
+
+def entity_spans(fn=FIND) -> Verdict:
+    """Worksheet 14: `fn(labels, word_ids, offsets) -> [(type, start, end)]`, a model's token
+    labels back to entities in the text."""
+    return check("entity_spans", fn, frame=sys._getframe(1))
+
+
+def pad_batch(fn=FIND) -> Verdict:
+    """Worksheet 14: `fn(features, pad_id, side="right") -> dict`, a padding collator with
+    the attention mask, labels padded with -100."""
+    return check("pad_batch", fn, frame=sys._getframe(1))

@@ -268,3 +268,77 @@ def bert_normalize(text: str, lowercase: bool = True) -> str:
     CJK ideographs, and, when lowercasing, strip accents."""
     from ...wordpiece.normalizer import normalize
     return normalize(text, lowercase=lowercase)[0]
+
+
+# -- worksheet 14: tokenizers in a model's pipeline ---------------------------------------------
+
+IGNORE = -100               # the label PyTorch's cross-entropy skips (its ignore_index)
+
+
+def align_labels(word_ids: list, word_labels: list[int]) -> list[int]:
+    """Worksheet 14: one label per token from one label per word, as chapter 14 aligns them:
+    a word's first token (one whose word differs from the token before it) gets the word's
+    label, every other token -100, and so does a special token (word id None).
+
+    >>> align_labels([None, 0, 0, 1, None], [3, 0])
+    [-100, 3, -100, 0, -100]
+    >>> align_labels([None, 4, 4, 5, None], [0, 0, 0, 0, 1, 2])   # a window that starts mid-word
+    [-100, 1, -100, 2, -100]
+    """
+    aligned, previous = [], None
+    for word in word_ids:
+        aligned.append(IGNORE if word is None or word == previous else word_labels[word])
+        previous = word
+    return aligned
+
+
+def entity_spans(labels: list[str], word_ids: list, offsets: list) -> list[tuple[str, int, int]]:
+    """Worksheet 14: the entities of a token-labelled text as (type, start, end) characters.
+
+    Each word takes its first token's label and spans from its first token's start to its
+    last token's end; special tokens (word id None) are left out. An entity is a word
+    labelled B-X or I-X and the words right after it labelled I-X; an I-X that does not
+    follow a word of an entity of type X starts one (as conlleval reads BIO labels).
+
+    >>> entity_spans(["O", "B-PER", "I-PER", "O", "I-LOC", "O"],
+    ...              [None, 0, 0, 1, 2, None], [(0, 0), (0, 3), (3, 7), (8, 10), (11, 16), (0, 0)])
+    [('PER', 0, 7), ('LOC', 11, 16)]
+    """
+    words: dict = {}                                  # word -> [label, start, end], in order
+    for label, word, (start, end) in zip(labels, word_ids, offsets):
+        if word is None:
+            continue
+        if word in words:
+            words[word][2] = end
+        else:
+            words[word] = [label, start, end]
+    entities, previous = [], "O"
+    for label, start, end in words.values():
+        if label.startswith("I-") and previous[2:] == label[2:]:
+            entities[-1] = (entities[-1][0], entities[-1][1], end)
+        elif label != "O":
+            entities.append((label[2:], start, end))
+        previous = label
+    return entities
+
+
+def pad_batch(features: list[dict], pad_id: int, side: str = "right") -> dict:
+    """Worksheet 14: a padding collator. Rows of `input_ids` (and of `labels`, if the
+    features have them) padded to the batch's longest, on `side`, with `pad_id` (labels
+    with -100), and the attention mask: 1 for a real token, 0 for padding.
+
+    >>> pad_batch([{"input_ids": [5, 6, 7]}, {"input_ids": [8]}], 0)
+    {'input_ids': [[5, 6, 7], [8, 0, 0]], 'attention_mask': [[1, 1, 1], [1, 0, 0]]}
+    """
+    if side not in ("right", "left"):
+        raise ValueError(f"side must be 'right' or 'left', not {side!r}")
+    longest = max((len(f["input_ids"]) for f in features), default=0)
+
+    def pad(row, value):
+        filler = [value] * (longest - len(row))
+        return list(row) + filler if side == "right" else filler + list(row)
+    batch = {"input_ids": [pad(f["input_ids"], pad_id) for f in features],
+             "attention_mask": [pad([1] * len(f["input_ids"]), 0) for f in features]}
+    if features and "labels" in features[0]:
+        batch["labels"] = [pad(f["labels"], IGNORE) for f in features]
+    return batch

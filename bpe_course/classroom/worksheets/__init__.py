@@ -1,6 +1,6 @@
 """What each worksheet asks: one module per worksheet, each declaring one `Worksheet` record.
 
-A worksheet module (`ws01` ... `ws12`, numbered as the notebooks) builds the
+A worksheet module (`ws01` ... `ws14`, numbered as the notebooks) builds the
 cases behind its checkers and ends with its record: exercises and points,
 checkers, the course helpers each answer may use, what stays forbidden, and
 the hidden cases the grader draws afresh for each run. `common` holds what
@@ -22,13 +22,13 @@ from __future__ import annotations
 import functools
 import random
 
-from . import ws01, ws02, ws04, ws05, ws06, ws07, ws09, ws11, ws12
+from . import ws01, ws02, ws04, ws05, ws06, ws07, ws09, ws11, ws12, ws14
 from .common import COMPUTE, Case, Checker, Group, Worksheet
 
 __all__ = ["COMPUTE", "Case", "Checker", "Group", "Worksheet", "CHECKERS", "WORKSHEETS",
            "groups_for"]
 
-MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws09, ws11, ws12]
+MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws09, ws11, ws12, ws14]
 
 WORKSHEETS: dict[str, Worksheet] = {m.WORKSHEET.name: m.WORKSHEET for m in MODULES}
 CHECKERS: dict[str, Checker] = {c.name: c for sheet in WORKSHEETS.values()
