@@ -76,6 +76,9 @@ HIDING_NAMES = ("importlib", "runpy", "pkgutil", "imp", "zipimport", "ctypes", "
                 "sys.path_hooks", "sys.settrace", "sys.setprofile", "types.FunctionType",
                 "types.CodeType", "types.LambdaType", "types.ModuleType", "types.MethodType",
                 "operator.attrgetter", "operator.methodcaller")
+# What asks and runs nothing, though its module can hide calls (the setup cell asks
+# `find_spec("bpe_course")` before installing the course in Colab).
+ASKING = ("importlib.util.find_spec", "importlib.metadata")
 HIDING_ATTRIBUTES = {"__dict__", "__globals__", "__code__", "__closure__", "__wrapped__",
                      "__subclasses__", "__getattribute__", "__builtins__", "__loader__",
                      "__spec__", "__func__", "__self__", "__reduce__", "__reduce_ex__",
@@ -635,7 +638,7 @@ def _hides(use: Use) -> str | None:
         if name.startswith("builtins."):
             short = name[len("builtins."):].split(".")[0]
             return f"{short}()" if short in HIDING_CALLS else None
-        if matches(name, HIDING_NAMES):
+        if matches(name, HIDING_NAMES) and not matches(name, ASKING):
             return name
     if use.kind == "assigned" and is_course(use.name):
         return f"an assignment to the course's {use.name}"

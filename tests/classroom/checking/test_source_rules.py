@@ -247,8 +247,9 @@ def test_magics_are_read_as_the_kernel_runs_them():
         "%time def encode_code_point(cp): return list(chr(cp).encode())"))["encode_code_point"][0]
 
 
-def test_the_colab_setup_cell_only_asks_sys_modules():
-    assert found("01_utf8_warmups", 'import sys\nif "google.colab" in sys.modules:\n'
+def test_the_colab_setup_cell_only_asks_sys_modules_and_find_spec():
+    assert found("01_utf8_warmups", 'import sys\nfrom importlib.util import find_spec\n'
+                 'if "google.colab" in sys.modules and find_spec("bpe_course") is None:\n'
                  '    print("in Colab")\n') == {}
 
 
