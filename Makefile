@@ -57,7 +57,7 @@ test: dev
 
 # Only the browser tests (JupyterLab driven by headless Chromium; see CONTRIBUTING.md).
 test-browser: dev
-	$(BIN)/python -m pytest -m browser tests/notebooks/test_browser.py
+	$(BIN)/python -m pytest -m browser tests/notebooks/test_browser.py tests/classroom/grading/test_class_mistakes.py
 
 # tox finds interpreters on PATH by name (python3.12, ...). pyenv's are not there by name
 # unless selected, so hand tox those of pyenv's versions 3.10-3.13 that exist, if any.

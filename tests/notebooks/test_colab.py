@@ -74,6 +74,9 @@ COLAB_PREINSTALLED = [
     # 2025 version (not checked against a live runtime); the chapter's outputs are the same
     # under 5.x.
     "transformers==4.57.1",
+    # and protobuf, which chapter 15's SentencePiece model needs in transformers (a 5.x
+    # release, as Colab's in 2025; not checked against a live runtime)
+    "protobuf==5.29.5",
 ]
 KERNEL = "bpe-colab"
 STREAMS = 2                    # kernels at a time after the first chapter (a 2-core machine)

@@ -244,6 +244,21 @@ def train_bpe(fn=FIND) -> Verdict:
     return check("train_bpe", fn, frame=sys._getframe(1))
 
 
+def bytes_to_unicode(fn=FIND) -> Verdict:
+    """Worksheet 08: `fn() -> {byte: char}`, GPT-2's byte map, printable bytes first."""
+    return check("bytes_to_unicode", fn, frame=sys._getframe(1))
+
+
+def read_vocab_merges(fn=FIND) -> Verdict:
+    """Worksheet 08: `fn(vocab_path, merges_path) -> (vocab, merges)`, tokens as bytes."""
+    return check("read_vocab_merges", fn, frame=sys._getframe(1))
+
+
+def write_vocab_merges(fn=FIND) -> Verdict:
+    """Worksheet 08: `fn(vocab, merges, folder)` writes `vocab.json` and `merges.txt`."""
+    return check("write_vocab_merges", fn, frame=sys._getframe(1))
+
+
 def tokens_per_byte(fn=FIND) -> Verdict:
     """Worksheet 09: `fn(text, encoding) -> float`, tiktoken tokens per UTF-8 byte."""
     return check("tokens_per_byte", fn, frame=sys._getframe(1))
@@ -257,6 +272,17 @@ def whitespace_pretokens(fn=FIND) -> Verdict:
 def glitch_candidates(fn=FIND) -> Verdict:
     """Worksheet 09: `fn(tok, text) -> list[int]`, learned ids that encoding `text` never uses."""
     return check("glitch_candidates", fn, frame=sys._getframe(1))
+
+
+def bytes_per_token(fn=FIND) -> Verdict:
+    """Worksheet 17: `fn(tok, docs) -> float`, UTF-8 bytes per token pooled over the documents."""
+    return check("bytes_per_token", fn, frame=sys._getframe(1))
+
+
+def lab_train_bpe(fn=FIND) -> Verdict:
+    """Worksheet 17: the learner's `train_bpe` on a slice of the lab's corpus: the reference's
+    merges, held-out compression, and the speed budget."""
+    return check("lab_train_bpe", fn, frame=sys._getframe(1))
 
 
 def spm_normalize(fn=FIND) -> Verdict:

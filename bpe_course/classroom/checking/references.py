@@ -158,6 +158,62 @@ def glitch_candidates(tok, text: str) -> list[int]:
     return sorted(idx for idx in tok.merges.values() if idx not in used)
 
 
+# -- worksheet 08: GPT-2's files ---------------------------------------------------------------
+
+def bytes_to_unicode() -> dict[int, str]:
+    """Worksheet 08: GPT-2's byte map, printable bytes first (the course's `byte_map`)."""
+    from ...openai.byte_map import bytes_to_unicode as table
+    return table()
+
+
+def read_vocab_merges(vocab_path, merges_path) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Worksheet 08: a `vocab.json` + `merges.txt` pair as `(vocab, merges)` of bytes, every
+    entry of `vocab.json` kept (those no merge makes too, such as `<|endoftext|>`)."""
+    import json
+    from pathlib import Path
+
+    from ...openai.byte_map import str_to_token
+    vocab = {i: str_to_token(t) for t, i in
+             json.loads(Path(vocab_path).read_text(encoding="utf-8")).items()}
+    lines = Path(merges_path).read_text(encoding="utf-8").splitlines()
+    merges = [tuple(str_to_token(part) for part in line.split(" ")) for line in lines
+              if line and not line.startswith("#version")]
+    return vocab, merges
+
+
+def write_vocab_merges(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
+                       folder) -> None:
+    """Worksheet 08: write `vocab.json` and `merges.txt` into `folder`, as GPT-2 did."""
+    import json
+    from pathlib import Path
+
+    from ...openai.byte_map import token_to_str
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    table = {token_to_str(t): i for i, t in sorted(vocab.items())}
+    (folder / "vocab.json").write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+    (folder / "merges.txt").write_text(
+        "#version: 0.2\n" + "".join(f"{token_to_str(a)} {token_to_str(b)}\n" for a, b in merges),
+        encoding="utf-8")
+
+
+# -- worksheet 17: the lab ----------------------------------------------------------------------
+
+def bytes_per_token(tok, docs: list[str]) -> float:
+    """Worksheet 17: the UTF-8 bytes of `docs` over the tokens `tok.encode_ordinary` makes of
+    each, pooled over the documents (0.0 when they hold no bytes)."""
+    size = sum(len(doc.encode("utf-8")) for doc in docs)
+    tokens = sum(len(tok.encode_ordinary(doc)) for doc in docs)
+    return size / tokens if tokens else 0.0
+
+
+def lab_train_bpe(text: str, vocab_size: int, special_tokens=(),
+                  pattern: str = GPT4_SPLIT_PATTERN):
+    """Worksheet 17: `train_bpe`'s (vocab, merges); the naive trainer gives the same merges."""
+    from ...training.trainer import train_bpe
+    return train_bpe(text, vocab_size, list(special_tokens), pattern)
+
+
 class TiktokenReference:
     """tiktoken itself, behind the interface of the course's tokenizers."""
 

@@ -665,7 +665,7 @@ def breaches(cells: list[tuple[int, str]], worksheet) -> dict[str, list[Breach]]
     from `cells`, the notebook's code cells as (index in the notebook from 0, source)."""
     from ..worksheets import CHECKERS
     notebook = Notebook(cells)
-    everywhere = [h for c in worksheet.checkers for h in c.helpers]
+    everywhere = [current_name(h) for c in worksheet.checkers for h in c.helpers]
     # Hiding at cell level could define or change anything: every exercise's concern.
     loose: list[Breach] = []
     for unit in notebook.units:
@@ -683,7 +683,7 @@ def breaches(cells: list[tuple[int, str]], worksheet) -> dict[str, list[Breach]]
     found: dict[str, list[Breach]] = {}
     for exercise in worksheet.points:
         checker = CHECKERS[exercise]
-        allowed, denied = checker.course_rules()
+        allowed, denied = (list(map(current_name, names)) for names in checker.course_rules())
         out = []
         bound = notebook.binding(checker.target)
         meaning = notebook.resolve(FINAL, checker.target, "")[0] if bound else None

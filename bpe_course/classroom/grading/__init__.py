@@ -12,6 +12,8 @@ Outside the sandbox, in the grader's process:
   work (`--sandbox container`): users of its own, limits, locked files
 - `watch`: the limits watched from outside (memory and threads together, disk)
 - `scoring`, `report`: answers compared with the references; the JSON and CSV report
+- `class_mistakes`: each exercise's kinds of mistake, from the checkers' diagnoses, and
+  the page of what the class got wrong (per exercise, how many learners made each kind)
 
 Inside the sandbox: `inside_sandbox`, a trusted driver that never runs the learner's
 code; `learner_process`, the process it forks, which runs the notebook's cells and then

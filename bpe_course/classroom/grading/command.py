@@ -28,9 +28,11 @@ notebook is graded on its own, `--jobs` at a time:
 
 The report (`report`) is written atomically after every notebook, with a
 CSV beside it; `--resume` skips notebooks already in it with the same
-content. Anything that goes wrong with one notebook becomes its `error`;
-the command exits 0 whenever it could write the report. `--jobs` defaults to
-the cores not already busy (`free_cores`).
+content. After the run, an HTML page (`class_mistakes`, `--html`, beside the
+JSON by default) says, per worksheet and exercise, which kinds of mistake the
+class made and how many learners made each. Anything that goes wrong with one
+notebook becomes its `error`; the command exits 0 whenever it could write the
+report. `--jobs` defaults to the cores not already busy (`free_cores`).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from ... import __version__
 from ...training.counting import cores
 from ..checking import source_rules
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
-from . import bubblewrap, container, report
+from . import bubblewrap, class_mistakes, container, report
 from .run_notebook import SANDBOXES, code_cells, run_notebook
 from .scoring import RULE, expected, learner_source, score_exercise
 from .submissions import (MAX_SIZE, Found, Notebook, Refused, count_links, find_notebooks,
@@ -205,6 +207,9 @@ def parse(argv: list[str]):
     parser.add_argument("--json", default="grades.json", metavar="REPORT",
                         help="where to write the report (default: grades.json; the CSV "
                              "goes beside it)")
+    parser.add_argument("--html", default=None, metavar="PAGE",
+                        help="where to write the page of what the class got wrong (default: "
+                             "beside REPORT, REPORT's name with .html)")
     parser.add_argument("--jobs", type=int, default=None,
                         help="notebooks graded at once (default: the cores left idle, "
                              "measured over a moment at the start)")
@@ -260,9 +265,14 @@ def cli_grade(argv: list[str]) -> int:
             stream.reconfigure(errors="backslashreplace")
     out, err = sys.stdout, sys.stderr      # the real streams, whatever a thread redirects
     target = Path(options.json)
+    page = Path(options.html) if options.html else target.with_suffix(".html")
     try:
         report.check_target(target)
         report.check_target(target.with_suffix(".csv"))
+        report.check_target(page)
+        if page.resolve() in (target.resolve(), target.with_suffix(".csv").resolve()):
+            raise report.UnsafeReport(f"{page} is the report itself: give --html a page "
+                                      f"of its own (a name ending .html)")
     except report.UnsafeReport as e:
         print(f"error: {report.printable(e)}", file=err)
         return 2
@@ -300,6 +310,8 @@ def cli_grade(argv: list[str]) -> int:
         """Write the report of what is graded so far; return it (its totals end the table).
         A report that cannot be written is said at once, and the command exits 1."""
         data = report.report([results[k] for k in sorted(results)], options.seed, how)
+        with contextlib.suppress(Exception):     # never the report's loss: the page says it
+            data["class_mistakes"] = class_mistakes.tally(data)
         try:
             report.save(target, data, worksheets)
         except OSError as e:
@@ -327,8 +339,15 @@ def cli_grade(argv: list[str]) -> int:
     print("\n".join(report.student_rows(data)), file=out)
     print(f"{'total':<58} {data['score']:>6g} / {data['max_score']:g}", file=out)
     print(f"scoring: {RULE}", file=out)                 # issue 25: the weighting, shown
+    try:
+        class_mistakes.write(page, data)
+    except Exception as e:                 # the JSON and CSV are written: say so, exit 1
+        failed_write.append(str(e))
+        print(f"error: could not write the page {report.printable(page)}: "
+              f"{report.printable(e)}", file=err, flush=True)
     if failed_write:
         return 1
-    print(f"report written to {report.printable(target)} and "
-          f"{report.printable(target.with_suffix('.csv'))}", file=out)
+    print(f"report written to {report.printable(target)}, "
+          f"{report.printable(target.with_suffix('.csv'))} and {report.printable(page)}",
+          file=out)
     return 0

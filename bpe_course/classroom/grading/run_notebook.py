@@ -38,7 +38,7 @@ from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, container
 from .scoring import graded_cases
 from .speed import speed_job, speed_verdict
-from .watch import watch
+from .watch import RESIDENT, watch
 
 MAX_ANSWERS = 64 * 1024 * 1024      # bytes of answers the grader reads at most from a run
 MAX_ERRORS = 20
@@ -148,11 +148,20 @@ def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: f
     data = job(nb, request, cell_timeout, total_timeout, speed, use_sandbox)
     data["answers"] = list(WORKSHEETS[name].not_shipped())
     data["worksheet"] = name
+    data["resident"] = memory_budget(name)
     errors, answers, rounds = run_job(data, total_timeout, use_sandbox)
     verdict = None
     if speed is not None:
         verdict = speed_verdict(speed, rounds, answers.get(speed["exercise"]))
     return ("; ".join(dict.fromkeys(errors)) or None), answers, verdict
+
+
+def memory_budget(name: str) -> int:
+    """The memory all of a notebook's processes may hold while worksheet `name` is graded:
+    the worksheet's budget (`Worksheet.memory`, worksheet 17's trainer) where it sets one
+    below the grader's own limit, else that limit (`watch.RESIDENT`)."""
+    budget = WORKSHEETS[name].memory
+    return min(budget, RESIDENT) if budget else RESIDENT
 
 
 def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
@@ -206,7 +215,8 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
             os.close(theirs)
         reader.start()
         try:
-            errors += watch(process, writable, total_timeout, lambda: _where(scratch))
+            errors += watch(process, writable, total_timeout, lambda: _where(scratch),
+                            resident=data.get("resident") or RESIDENT)
         finally:
             _kill(process)
             if mode == "container" and data.get("ids"):

@@ -35,6 +35,7 @@ from ..checking.plain import Opaque, Raised, from_plain
 from ..checking.verdicts import failure_message, judge, misuse
 from ..worksheets import CHECKERS, groups_for
 from ..worksheets.common import BREAKS
+from .class_mistakes import Mistakes, misuse_kind, outcome
 
 VISIBLE_SHARE = 0.2     # hard-coding every case a worksheet shows earns at most this share
 
@@ -128,15 +129,18 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
                    source: list[str] | None = None, slow: bool = False) -> dict:
     """Compare the probe's answers for one exercise with the reference's; `source` (the
     notebook's code cells) lets the message quote the learner's line; `slow` says that the
-    exercise failed its speed check (timed apart, see `speed`)."""
+    exercise failed its speed check (timed apart, see `speed`). The result's `mistakes` are
+    the kinds of mistake its failed cases show (`class_mistakes.Mistakes`)."""
     checker = CHECKERS[exercise]
     result = {"id": exercise, "score": 0, "max_score": points}
     if not isinstance(entry, dict):
-        return dict(result, message=f"not graded: {why_missing}")
+        return dict(result, message=f"not graded: {why_missing}",
+                    mistakes=outcome("not_graded", why_missing))
     describe = entry if entry.get("missing") else entry.get("describe")
     problem = misuse(checker, describe if isinstance(describe, dict) else {})
     if problem:
-        return dict(result, message=f"❌ {exercise}: {problem}")
+        return dict(result, message=f"❌ {exercise}: {problem}", mistakes=outcome(
+            misuse_kind(describe if isinstance(describe, dict) else {}, checker.kind), problem))
     groups = groups_for(checker, seed)
     answers = entry.get("answers") if isinstance(entry.get("answers"), list) else []
     total = sum(len(graded_cases(g)) for g in groups)
@@ -144,6 +148,7 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
     passed = {False: [0, 0], True: [0, 0]}
     count, number, first, raised, budget = 0, 0, None, [], [256 * 2**20]
     breaks: set[str] = set()
+    seen = Mistakes(checker)
     deadline = time.monotonic() + 60
     for index, group in enumerate(groups):
         got_list = answers[index] if index < len(answers) and isinstance(answers[index], list) else []
@@ -164,20 +169,23 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
                 continue
             raised.append(isinstance(got, Raised) and got.not_attempted)
             breaks.add(broken(case, got))
+            seen.add(group, case, want, got, broken(case, got))
             if first is None:
                 first = failure_message(checker, group, case, number, total, problem, got,
                                         source=source, expected=want)
     if count == total and not slow:
-        return dict(result, score=points, message=f"✅ {exercise}: passed all {total} cases.")
+        return dict(result, score=points, message=f"✅ {exercise}: passed all {total} cases.",
+                    mistakes=[])
     if count == total:
         most, why = cap({"slow"})
         score = round(points * most, 2)
         return dict(result, score=score,
                     message=f"❌ {exercise}: passed all {total} cases, but it is not fast "
                             f"enough: it failed its speed check (below)\npoints: {score:g} of {points:g}, at most "
-                            f"{most:.0%} since the answer {why}")
+                            f"{most:.0%} since the answer {why}", mistakes=seen.found(slow))
     if count == 0 and all(raised):
-        return dict(result, message=f"⏳ {exercise}: not attempted yet.")
+        return dict(result, message=f"⏳ {exercise}: not attempted yet.",
+                    mistakes=outcome("not_attempted"))
     share = sum(weight * p / n for (p, n), weight in ((passed[False], VISIBLE_SHARE),
                                                       (passed[True], 1 - VISIBLE_SHARE)) if n)
     share /= sum(w for (p, n), w in ((passed[False], VISIBLE_SHARE),
@@ -191,7 +199,7 @@ def score_exercise(exercise: str, points: int, entry, why_missing: str, seed: in
                ", since it fails only edge cases"))
     return dict(result, score=score,
                 message=f"❌ {exercise}: {count} of {total} cases passed; {headline}\n{details}"
-                        f"\n{kept}")
+                        f"\n{kept}", mistakes=seen.found(slow))
 
 
 def failed_case(exercise: str, seed: int, message: str) -> tuple[int, bool] | None:

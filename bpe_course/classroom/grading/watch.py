@@ -23,9 +23,10 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
-          where: Callable[[], str]) -> list[str]:
+          where: Callable[[], str], resident: int = RESIDENT) -> list[str]:
     """Wait for the notebook's process; stop it at the time limit, as soon as its processes
-    together hold more than `RESIDENT` bytes of memory or run more than `THREADS`
+    together hold more than `resident` bytes of memory (`RESIDENT`, or a worksheet's
+    smaller budget) or run more than `THREADS`
     threads (looked at four times a second), or as soon as its folders hold more than
     `DISK` bytes or `MAX_FILES` files (counted twice a second, and once more when it
     ends)."""
@@ -40,10 +41,10 @@ def watch(process: subprocess.Popen, writable: list[Path], total_timeout: float,
             return []
         except subprocess.TimeoutExpired:
             pass
-        resident, threads = sandbox_usage(process.pid)
-        if resident > RESIDENT or threads > THREADS:
+        held, threads = sandbox_usage(process.pid)
+        if held > resident or threads > THREADS:
             return [f"stopped at {where()}: the notebook's processes held more than "
-                    f"{RESIDENT / 2**30:g} GiB of memory or ran more than {THREADS} threads"]
+                    f"{resident / 2**30:g} GiB of memory or ran more than {THREADS} threads"]
         used, files = disk_used(writable) if tick % 2 else (0, 0)
         if used > DISK or files > MAX_FILES:
             return [f"stopped at {where()}: the notebook wrote more than "

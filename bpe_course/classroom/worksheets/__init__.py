@@ -22,13 +22,13 @@ from __future__ import annotations
 import functools
 import random
 
-from . import ws01, ws02, ws04, ws05, ws06, ws07, ws09, ws11, ws12, ws14
+from . import ws01, ws02, ws04, ws05, ws06, ws07, ws08, ws09, ws11, ws12, ws14, ws17
 from .common import COMPUTE, Case, Checker, Group, Worksheet
 
 __all__ = ["COMPUTE", "Case", "Checker", "Group", "Worksheet", "CHECKERS", "WORKSHEETS",
            "groups_for"]
 
-MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws09, ws11, ws12, ws14]
+MODULES = [ws01, ws02, ws04, ws05, ws06, ws07, ws08, ws09, ws11, ws12, ws14, ws17]
 
 WORKSHEETS: dict[str, Worksheet] = {m.WORKSHEET.name: m.WORKSHEET for m in MODULES}
 CHECKERS: dict[str, Checker] = {c.name: c for sheet in WORKSHEETS.values()

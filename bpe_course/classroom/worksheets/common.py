@@ -136,7 +136,10 @@ class Worksheet:
     - `hidden`: by exercise, the hidden cases drawn afresh for each grading run,
       `rng -> groups` (see `groups_for`);
     - `naive_timings`: the (text, vocab size) on which the grader's driver times the
-      course's naive trainer before any learner code runs, for a speed case.
+      course's naive trainer before any learner code runs, for a speed case;
+    - `memory`: a memory budget in bytes for all the notebook's processes together while
+      it is graded, below the grader's own limit (None: the grader's limit); the grader
+      stops a notebook that holds more (see `grading.run_notebook.memory_budget`).
 
     Each checker gets its helpers, forbidden names and hidden cases from here.
 
@@ -157,6 +160,7 @@ class Worksheet:
     answers: tuple[str, ...] = ()
     hidden: dict[str, Callable[[random.Random], list[Group]]] = field(default_factory=dict)
     naive_timings: Callable[[], list[tuple[str, int]]] = list
+    memory: int | None = None
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.checkers]

@@ -252,12 +252,14 @@ def test_a_notebook_that_fills_the_disk_is_stopped(tmp_path, monkeypatch, limit,
 
 def test_report_format_and_table(graded):
     data, table, _ = graded
-    assert set(data) == {"notebooks", "score", "max_score", "students", "seed", "sandbox"}
+    assert set(data) == {"notebooks", "score", "max_score", "students", "seed", "sandbox",
+                         "class_mistakes"}
     for entry in data["notebooks"]:
         assert set(entry) - {"speed"} == {"path", "student", "worksheet", "sha256", "score",
                                           "max_score", "error", "exercises"}
         for exercise in entry["exercises"]:
-            assert set(exercise) == {"id", "score", "max_score", "message"}
+            assert set(exercise) == {"id", "score", "max_score", "message", "mistakes"}
+            assert (exercise["mistakes"] == []) == exercise["message"].startswith("✅")
         # worksheet 07's speed requirement: a separate check, labelled (failing it halves
         # train_bpe's points: see test_grading_attacks)
         assert ("speed" in entry) == (entry["worksheet"] == "07_fast_training")
