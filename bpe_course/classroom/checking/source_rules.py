@@ -121,8 +121,12 @@ class Breach:
                 + KINDS[self.kind].format(name=self.name))
 
 
-# What each kind of breach breaks, as a key of `worksheets.common.BREAKS` (the cap table).
+# What each kind of breach breaks, as a key of `worksheets.common.BREAKS` (the cap table),
+# and its name on the page of the class's mistakes.
 CAPS = {"course": "course", "hidden": "hidden", "by_hand": "contract"}
+MISTAKES = {"course": "the course's own code called instead of writing it",
+            "hidden": "code that hides what it calls (exec, a computed getattr, ...)",
+            "by_hand": "not by hand: Python's encoder used"}
 
 
 # -- reading cells ---------------------------------------------------------------------------
@@ -739,7 +743,12 @@ def enforce(result: dict, found: list[Breach]) -> dict:
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     message = (f"❌ {result['id']}: {line}{more}\npoints: {score:g} of {points:g}, at most "
                f"{most:.0%} since the answer {BREAKS[CAPS[worst.kind]][1]}")
-    return dict(result, score=score, message=message + "\n" + result.get("message", ""))
+    # The kind of mistake for the class's page (`grading.class_mistakes`), first.
+    mistake = {"kind": f"rule_{worst.kind}", "label": MISTAKES[worst.kind], "cases": 0,
+               "says": line, "hint": ""}
+    earlier = result.get("mistakes") if isinstance(result.get("mistakes"), list) else []
+    return dict(result, score=score, message=message + "\n" + result.get("message", ""),
+                mistakes=[mistake, *earlier])
 
 
 def missing_course_modules(cells: list[tuple[int, str]]) -> list[str]:

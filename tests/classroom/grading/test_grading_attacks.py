@@ -621,8 +621,8 @@ def test_the_report_on_disk_equals_the_printed_table_after_exit(klass):
 def test_nothing_was_written_outside_the_scratch_folders(klass):
     root, cwd = klass["root"], klass["cwd"]
     assert snapshot(root) == klass["before"]
-    assert sorted(p.name for p in cwd.iterdir()) == ["grades.csv", "grades.json", "regex.py",
-                                                     "tiktoken.py"]
+    assert sorted(p.name for p in cwd.iterdir()) == ["grades.csv", "grades.html", "grades.json",
+                                                     "regex.py", "tiktoken.py"]
     for path in [root.parent / "pwned.txt", Path("/tmp/bpe-course-pwned.txt"),
                  Path("/pwned.txt"), bubblewrap.package_dir() / "pwned.py"]:
         assert not path.exists(), path
