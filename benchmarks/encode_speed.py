@@ -1,7 +1,7 @@
 """Encoding speed of OpenAITokenizer beside its peers, measured in one run.
 
     python benchmarks/encode_speed.py [--rounds 3] [--corpus prose|code] [--parts warm,cold,long]
-                                      [--other FOLDER]
+                                      [--other FOLDER] [--encodings cl100k_base,...]
 
 Three parts, each a table of ratios against peers measured in the same run:
 
@@ -21,7 +21,10 @@ Three parts, each a table of ratios against peers measured in the same run:
 Every measurement runs in a fresh Python process, so "first call" and "cold"
 really start with an empty cache; rounds are interleaved (A, B, A, B, ...) so
 that a noisy neighbour slows every contender alike; the median (cold, long) or
-best (warm) round is shown. Loading the rank files and building the tokenizer
+best (warm) round is shown. The cold and long parts also give CPU time
+(`time.process_time` in the child), which other jobs on a shared machine
+disturb less than wall time, and the load average at the start of the rows.
+Loading the rank files and building the tokenizer
 are not timed. Ids are checked to be equal to tiktoken's (and, for the cold and
 long parts, to decode back to the text).
 """
@@ -94,12 +97,16 @@ else:
     enc = get_encoding(name)
     split = None
 seconds = {}
+cpu = time.process_time
 if split is not None:
-    t0 = time.perf_counter(); split(text); seconds["split"] = time.perf_counter() - t0
+    c0, t0 = cpu(), time.perf_counter(); split(text)
+    seconds["split"], seconds["split_cpu"] = time.perf_counter() - t0, cpu() - c0
 try:
-    t0 = time.perf_counter(); ids = enc.encode_ordinary(text); seconds["encode"] = time.perf_counter() - t0
+    c0, t0 = cpu(), time.perf_counter(); ids = enc.encode_ordinary(text)
+    seconds["encode"], seconds["encode_cpu"] = time.perf_counter() - t0, cpu() - c0
 except BaseException as e:          # tiktoken's regex overflows its stack on some long runs
-    print(json.dumps({**seconds, "encode": None, "ids": None, "error": str(e)[-200:]}))
+    print(json.dumps({**seconds, "encode": None, "encode_cpu": None, "ids": None,
+                      "error": str(e)[-200:]}))
     sys.exit()
 if split is not None:
     assert enc.decode(ids) == text
@@ -143,16 +150,28 @@ def warm_part(rounds: int, corpus: str) -> None:
         print("ids identical across encoders: yes")
 
 
-def timed_part(title: str, kinds: list[str], rounds: int, other: str | None = None) -> None:
+def load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):       # Windows
+        return float("nan")
+
+
+def timed_part(title: str, kinds: list[str], rounds: int, other: str | None = None,
+               encodings=ENCODINGS) -> None:
     """Cold encodings (and the pathological inputs): ours, its split, tiktoken, and maybe
     another checkout of the course (`other`, say main's, to see a change). Times are
     medians; "ours/split" and "other/split" are medians of the ratio within each process."""
     print(f"\n{title}, median of {rounds} interleaved rounds, each a fresh process")
+    print("(ours/split: wall time; CPU: the same in CPU time; both medians of the ratio "
+          "within each process; load: the load average at the start of the row)")
     print(f"{'encoding':<13}{'text':<10}{'split s':>9}{'ours s':>9}{'tiktoken s':>11}"
-          f"{'ours/split':>11}{'ours/tiktoken':>14}" + (f"{'other/split':>12}" if other else ""))
-    for name in ENCODINGS:
+          f"{'ours/split':>11}{'CPU':>7}{'ours/tiktoken':>14}" + (f"{'other/split':>12}" if other else "")
+          + f"{'load':>6}")
+    for name in encodings:
         for kind in kinds:
             ours, split, theirs, ratios, others = [], [], [], [], []
+            cpu_ratios, load = [], load_average()
             for _ in range(rounds):
                 a = child(COLD, "bpe_course", name, kind)
                 b = child(COLD, "tiktoken", name, kind)
@@ -161,19 +180,21 @@ def timed_part(title: str, kinds: list[str], rounds: int, other: str | None = No
                 ours.append(a["encode"])
                 split.append(a["split"])
                 ratios.append(a["encode"] / a["split"])       # within one process
+                cpu_ratios.append(a["encode_cpu"] / a["split_cpu"])
                 theirs.append(b["encode"])
                 if other:
                     c = child(COLD, "bpe_course", name, kind, package=other)
                     others.append(c["encode"] / c["split"])
             o, s, r = statistics.median(ours), statistics.median(split), statistics.median(ratios)
-            tail = f"{statistics.median(others):>11.2f}x" if other else ""
+            rc = f"{statistics.median(cpu_ratios):>6.2f}x"
+            tail = (f"{statistics.median(others):>11.2f}x" if other else "") + f"{load:>6.1f}"
             if None in theirs:
                 failed = "tiktoken failed: " + b["error"].strip().splitlines()[-1][:60]
-                print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{'-':>11}{r:>10.2f}x"
+                print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{'-':>11}{r:>10.2f}x{rc}"
                       f"{'-':>14}{tail}  {failed}")
                 continue
             t = statistics.median(theirs)
-            print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{t:>11.3f}{r:>10.2f}x"
+            print(f"{name:<13}{kind:<10}{s:>9.3f}{o:>9.3f}{t:>11.3f}{r:>10.2f}x{rc}"
                   f"{o / t:>13.2f}x{tail}")
 
 
@@ -186,16 +207,22 @@ def main() -> None:
     parser.add_argument("--other", metavar="FOLDER",
                         help="also time the bpe_course found in FOLDER (another checkout, say "
                              "main's) in the cold and long parts: its own encode/split ratio")
+    parser.add_argument("--encodings", default=",".join(ENCODINGS),
+                        help="which encodings the cold and long parts measure (comma-separated)")
     args = parser.parse_args()
     parts = args.parts.split(",")
+    encodings = args.encodings.split(",")
+    if any(e not in ENCODINGS for e in encodings):
+        parser.error(f"--encodings: choose from {', '.join(ENCODINGS)}")
     if "warm" in parts:
         warm_part(args.rounds, args.corpus)
     if "cold" in parts:
         timed_part("cold: a fresh tokenizer, text it has not seen (split = the regex split "
-                   "alone)", ["prose", "code", "shuffled"], max(args.rounds, 3), args.other)
+                   "alone)", ["prose", "code", "shuffled"], max(args.rounds, 3), args.other,
+                   encodings)
     if "long" in parts:
         timed_part("long: a million times one character", ["a", "space", "digit"], args.rounds,
-                   args.other)
+                   args.other, encodings)
 
 
 if __name__ == "__main__":

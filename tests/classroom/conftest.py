@@ -15,7 +15,8 @@
   `linecache`, so messages can quote them), with `names` as its globals
 - `wrong_answer(name, target, says, breaks)`: a learner's wrong answer is caught (by the
   check cell, or else by the grader's hidden cases), its message names the kind of
-  mistake (`says`), and the points it keeps follow the rule for what it breaks
+  mistake (`says`) and no other (`not_says`), and the points it keeps follow the rule for
+  what it breaks (tests/classroom/worksheets/corpus.py builds a worksheet's tests on it)
 """
 
 import functools
@@ -164,14 +165,16 @@ def kept(graded):
 
 @pytest.fixture
 def wrong_answer(graded, request):
-    """`wrong_answer(name, target, says, breaks, seed=1, time_limit=30.0, check_cell=True)`:
+    """`wrong_answer(name, target, says, breaks, seed=1, time_limit=30.0, check_cell=True,
+    not_says=())`:
     checks one of the project's wrong answers (a case may take `time_limit` seconds, unless
     its group sets one; `check_cell=False` reads the check cell's message from the grader's,
     whose first failing case is the same, to spare running a slow answer twice).
 
     - caught: the check cell fails it, or the grader keeps less than full points;
     - named: the message (the check cell's, else the grader's) holds every phrase of
-      `says` (a kind's words from `verdicts.KINDS`, or a checker's own);
+      `says` (a kind's words from `diagnosis.KINDS`, or a checker's own), and none of
+      `not_says` (the words of a mistake it did not make);
     - scored by the rule: the grader's share is at most the cap of `breaks` (a key of
       `worksheets.common.BREAKS`: under a third for wrong results, wrong decoding, lost
       or shared state and no termination), below 1 in any case, and the grader's
@@ -181,7 +184,8 @@ def wrong_answer(graded, request):
     from bpe_course import checks
     from bpe_course.classroom.worksheets.common import BREAKS
 
-    def check(name, target, says, breaks, seed=1, time_limit=30.0, check_cell=True):
+    def check(name, target, says, breaks, seed=1, time_limit=30.0, check_cell=True,
+              not_says=()):
         result = graded(name, target, seed, time_limit)
         share = result["score"] / result["max_score"]
         # Without the check cell, the grader's message stands for it (its first failing
@@ -193,6 +197,8 @@ def wrong_answer(graded, request):
         flat = " ".join(message.split())
         for words in ([says] if isinstance(says, str) else says):
             assert words in message or words in flat, f"{words!r} not in:\n{message}"
+        for words in ([not_says] if isinstance(not_says, str) else not_says):
+            assert words not in flat, f"{words!r} (a mistake not made) in:\n{message}"
         most, why = BREAKS[breaks]
         assert share <= most + 1e-9, f"keeps {share:.0%} > {most:.0%}:\n{result['message']}"
         assert share < 1

@@ -31,7 +31,7 @@ says so in one line instead of raising NameError.
 >>> verdict.passed, verdict.cases
 (False, 3)
 >>> print(verdict.message.splitlines()[0])
-❌ merge: case 3 of 12 failed.
+❌ merge: case 3 of 16 failed.
 """
 
 from __future__ import annotations

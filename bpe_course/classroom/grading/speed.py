@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 
-from ..checking.verdicts import normal
+from ..checking.judgement import normal
 from ..worksheets import CHECKERS, WORKSHEETS
 from .scoring import decode, timed
 

@@ -5,7 +5,11 @@ cases behind its checkers and ends with its record: exercises and points,
 checkers, the course helpers each answer may use, what stays forbidden, and
 the hidden cases the grader draws afresh for each run. `common` holds what
 they share (`Worksheet`, `Checker`, `Group`, `Case`, inputs from the corpora).
-To add a worksheet, write its module and list it in `MODULES`.
+To add a worksheet, write its module and list it in `MODULES`; say what its cases probe
+(`Case.probe`: the probes every worksheet has, or its own, in its record's probes), give
+each case a hint that names no mistake (the words for a mistake go in its when, under the
+kind the diagnosis gives), and write its corpus of wrong answers in
+tests/classroom/worksheets/test_wsNN.py with the Corpus of corpus.py beside it.
 
 This package collects them: `WORKSHEETS` (by notebook name) and `CHECKERS`
 (by checker name, which is also the exercise's id and its check cell's

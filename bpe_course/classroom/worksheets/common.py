@@ -49,6 +49,28 @@ BREAKS = {
     "hidden": (0.0, "hides what it calls (exec, eval, a computed getattr, ...)"),
 }
 WRONG, DECODE, STATE, CONTRACT, EDGE = "wrong", "decode", "state", "contract", "edge"
+# What a failed case breaks when its kind says it, whatever the worksheet: the README's
+# table, applied the same everywhere (a test walks every case against it, `table_breaks`).
+# A result that is the input itself shares state with the caller's input, as one dict
+# returned by every call shares it between calls: both are "state".
+PROBE_BREAKS = {"unchanged": CONTRACT, "attr": CONTRACT, "by_hand": CONTRACT, "text": CONTRACT,
+                "new": STATE, "fresh": STATE, "lost": STATE, "round_trip": DECODE}
+
+
+def table_breaks(case) -> str | None:
+    """What the cap table says a failure of `case` breaks, when its probe or its expected
+    answer says it (an exception the worksheet asks for is a stated rule: raising the wrong
+    one, or none, breaks it), else None (the case's own `breaks` stands).
+
+    >>> table_breaks(Case("f([1])", probe="unchanged:0")), table_breaks(Case("f([1])"))
+    ('contract', None)
+    """
+    from ..checking.plain import Raised
+    if case.probe:
+        return PROBE_BREAKS.get(case.probe.partition(":")[0])
+    if isinstance(case.expected, Raised):
+        return CONTRACT
+    return None
 
 
 @dataclass
@@ -62,14 +84,19 @@ class Case:
     tokens: dict | None = None     # {id: bytes}: show merges of ids (ranks) as these bytes
     breaks: str = EDGE             # what a failure breaks: a key of BREAKS
     # What the case probes besides its value, which names the mistake when it fails (see
-    # `checking.verdicts.diagnose`): "unchanged:K" (the answer is (result, argument K
-    # afterwards)), "fresh" (a second instance, or a second call, must not see the first's
-    # state), "lost" (state that must survive save/load or another registration),
-    # "round_trip" (decode(encode(text)) must give text back), "text" (a file must be
-    # text), "by_hand" (a function the worksheet forbids must not be called).
+    # `checking.diagnosis`): "unchanged:K" (the answer is (result, argument K afterwards)),
+    # "new:K" (the answer is (result is not argument K, result): a new object is asked),
+    # "fresh" (a second instance, or a second call, must not see the first's state),
+    # "attr:NAME" (the answer is an attribute the constructor must set), or one of the
+    # worksheet's own (`Worksheet.probes`): "lost" (state that must survive save/load or
+    # another registration), "round_trip" (decode(encode(text)) must give text back),
+    # "text" (a file must be text), "by_hand" (a function the worksheet forbids must not
+    # be called).
     probe: str = ""
     # Hints keyed by what came back: a diagnosis kind ("type", "raised:KeyError", ...)
-    # or the answer's repr; the first that matches replaces `hint`.
+    # or the answer's repr; the first that matches replaces `hint`. `hint` itself says what
+    # the case checks and names no mistake (it is shown when no kind is recognised, so it
+    # must not guess one): the words for one mistake go here, under its kind.
     when: dict = field(default_factory=dict)
 
 
@@ -94,12 +121,13 @@ class Checker:
     own: tuple[str, ...] = ()      # methods the learner must write, not inherit from the course
     allowed_bases: tuple[str, ...] = ()   # course classes the learner's class may inherit from
     # Recognises a mistake from what came back: `recognize(inputs, expected, got)` with the
-    # case's inputs (see `checking.verdicts.inputs_of`) returns (kind, sentence) or None.
+    # case's inputs (see `checking.diagnosis.inputs_of`) returns (kind, sentence) or None.
     recognize: Callable[[dict, object, object], tuple[str, str] | None] | None = None
-    # Set from the checker's `Worksheet` (its `helpers`, `forbidden` and `hidden`):
+    # Set from the checker's `Worksheet` (its `helpers`, `forbidden`, `hidden`, `probes`):
     helpers: tuple[str, ...] = field(default=(), init=False)
     forbidden: tuple[str, ...] = field(default=(), init=False)
     hidden: Callable[[random.Random], list[Group]] | None = field(default=None, init=False)
+    probes: dict = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.groups = functools.lru_cache(maxsize=None)(self.groups)
@@ -140,6 +168,9 @@ class Worksheet:
     - `memory`: a memory budget in bytes for all the notebook's processes together while
       it is graded, below the grader's own limit (None: the grader's limit); the grader
       stops a notebook that holds more (see `grading.run_notebook.memory_budget`).
+    - `probes`: what this worksheet's own probes say (`Case.probe`, the name before any
+      colon): `probe(expected, got) -> (kind, words)` or `(kind, words, final)`, or None
+      when the answer shows no such mistake (see `checking.diagnosis`).
 
     Each checker gets its helpers, forbidden names and hidden cases from here.
 
@@ -161,6 +192,7 @@ class Worksheet:
     hidden: dict[str, Callable[[random.Random], list[Group]]] = field(default_factory=dict)
     naive_timings: Callable[[], list[tuple[str, int]]] = list
     memory: int | None = None
+    probes: dict[str, Callable[[object, object], tuple | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.checkers]
@@ -177,6 +209,7 @@ class Worksheet:
             checker.helpers = tuple(self.helpers.get(checker.name, ()))
             checker.forbidden = tuple(self.forbidden.get(checker.name, ()))
             checker.hidden = self.hidden.get(checker.name)
+            checker.probes = dict(self.probes)
 
     def not_shipped(self) -> tuple[str, ...]:
         """What the sandbox's copy of the course leaves out: the answers and the references."""
@@ -237,6 +270,14 @@ def escaped(x) -> str:
     return "".join(out)
 
 
+def outcome(expected, got, limit: int = 100) -> str:
+    """What came back instead of `expected`, in a few words (for a worksheet's probes)."""
+    from ..checking.plain import Raised
+    if isinstance(got, Raised):
+        return f"it raised {got.type_name}: {got.message[:limit]}"
+    return f"it gave {escaped(got)[:limit]} instead of {escaped(expected)[:limit]}"
+
+
 def calls(name: str, args_list, hint: str = "") -> list[Case]:
     return [Case(f"{name}({', '.join(map(escaped, args))})", hint) for args in args_list]
 
@@ -271,6 +312,16 @@ def unchanged(name: str, args: tuple, keep: int, hint: str, params: tuple = ()) 
     lines = [f"{n} = {escaped(a)}" for n, a in zip(names, args)]
     lines += [f"result = {name}({', '.join(names)})", f"(result, {names[keep]})"]
     return Case("\n".join(lines), hint, breaks=CONTRACT, probe=f"unchanged:{keep}")
+
+
+def new_object(name: str, args: tuple, keep: int, hint: str, params: tuple = ()) -> Case:
+    """Call `name(*args)`; the answer is (whether the result is a new object, not argument
+    `keep` itself, and the result): a function that hands its input back where the worksheet
+    asks for a new value fails, even when the value is right."""
+    names = list(params) or [f"arg{i}" for i in range(len(args))]
+    lines = [f"{n} = {escaped(a)}" for n, a in zip(names, args)]
+    lines += [f"result = {name}({', '.join(names)})", f"(result is not {names[keep]}, result)"]
+    return Case("\n".join(lines), hint, breaks=STATE, probe=f"new:{keep}")
 
 
 def random_ids(rng: random.Random, low: int = 0, high: int = 6, size: int = 40) -> list[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .common import (CONTRACT, DECODE, EDGE, REAL, REF, STATE, WRONG, Case, Checker, Group,
-                     Worksheet, code, course_ref, escaped, prose, random_texts)
+                     Worksheet, code, course_ref, escaped, outcome, prose, random_texts)
 
 
 def get_stats_groups() -> list[Group]:
@@ -81,9 +81,13 @@ def recognize_stats(inputs: dict, expected, got):
 def merge_groups() -> list[Group]:
     skip = ("Overlapping run: after merging a pair, skip past both of its ids, so in "
             "1, 1, 1 only the first two merge and the last 1 stays: [256, 1].")
-    end = ("A pair at the very end: check pairs up to the last two ids (i < len(ids) - 1), "
-           "skip past both ids of a match (i += 2, so [1, 2] gives [256], not [256, 2]), "
-           "and still keep the last id when it is not part of a match.")
+    end = ("Every adjacent pair equal to `pair` (compare a tuple with a tuple: "
+           "(ids[i], ids[i + 1]) == pair) becomes idx, up to the last two ids: "
+           "merge([1, 2], (1, 2), 256) is [256], and the ids around a match stay.")
+    new = ("Return a new list, even when the pair does not occur: the caller may change "
+           "the result (a trainer merges it again) and still needs `ids` as it was.")
+    ids = ("Ids are ints of any size: compare them as numbers, pairs of ints, so that 1 "
+           "followed by 23 is not 1 followed by 2.")
     return [
         Group([Case("merge([], (1, 2), 256)", "Nothing to merge in an empty list: return []."),
                Case("merge([1], (1, 2), 256)", "A single id has no pair: return [1]. "
@@ -101,6 +105,11 @@ def merge_groups() -> list[Group]:
                Case("ids = [1, 2, 3]\nresult = merge(ids, (1, 2), 256)\n(result, ids)",
                     "Return a new list and leave `ids` as it was: callers keep using it.",
                     breaks=CONTRACT, probe="unchanged:0"),
+               Case("ids = [5, 6, 7]\nresult = merge(ids, (1, 2), 256)\n"
+                    "(result is not ids, result)", new, breaks=STATE, probe="new:0"),
+               Case("merge([1, 23, 4], (1, 2), 256)", ids, breaks=WRONG),
+               Case("merge([11, 2, 12, 3], (1, 2), 300)", ids, breaks=WRONG),
+               Case("merge([12, 34, 5, 12, 34], (12, 34), 300)", ids, breaks=WRONG),
                Case("merge(list(b'aaabdaaabac'), (97, 97), 256)", skip, breaks=WRONG)]),
         Group([Case("merge([7] * 11 + [8, 7, 7], (7, 7), 300)", skip, breaks=WRONG),
                Case("merge([1, 2] * 50, (2, 1), 9)", end, breaks=WRONG),
@@ -141,13 +150,28 @@ def _merged_both(ids, pair, idx):
     return out
 
 
+def _merged_as_text(ids, pair, idx, sep=" "):
+    """`merge` done on the ids written out as text: joined, the pair replaced, split."""
+    text = sep.join(map(str, ids)).replace(f"{pair[0]}{sep}{pair[1]}", str(idx))
+    return [int(x) for x in text.split(sep.strip() or None)] if text.strip() else []
+
+
 def recognize_merge(inputs: dict, expected, got):
-    """Which merge a wrong list is: no skip, both overlapping, last id dropped, only the
-    first match, or the pair matched backwards too."""
+    """Which merge a wrong list is: on the ids as text, no match ever, no skip, both
+    overlapping, last id dropped, only the first match, or the pair matched backwards too."""
     args = inputs.get("args") or []
     if len(args) != 3 or not isinstance(args[0], list) or not isinstance(got, list):
         return None
     ids, pair, idx = args
+    if any(got == _merged_as_text(ids, pair, idx, sep) for sep in (" ", ",", ", ")):
+        return ("as_text", "it merges the ids written out as text: in '1 23' the text of "
+                "the pair (1, 2), '1 2', is found inside 1 and 23, and a match can take "
+                "digits of a neighbour. Ids have any number of digits: compare the ids "
+                "themselves, (ids[i], ids[i + 1]) == pair.")
+    if got == ids and any((a, b) == tuple(pair) for a, b in zip(ids, ids[1:])):
+        return ("no_match", "nothing was merged, though the pair occurs: the comparison "
+                "never holds. A list is never equal to a tuple ([1, 2] == (1, 2) is "
+                "False): compare a tuple with the tuple, (ids[i], ids[i + 1]) == pair.")
     if got == _merged(ids, pair, idx, step=1):
         return ("no_skip", "it does not skip past a match: after appending the new id, move "
                 "on by 2 (both ids of the pair are used), not by 1, or the pair's second id "
@@ -169,8 +193,7 @@ def recognize_merge(inputs: dict, expected, got):
 
 def encode_bytes_groups() -> list[Group]:
     rank = ("Join the pair with the lowest rank (its position in `merges`) first, wherever it "
-            "is, not the leftmost pair that has a merge: here (b'b', b'c') comes first, so "
-            "'abc' becomes [b'a', b'bc'].")
+            "is: here (b'b', b'c') comes first, so 'abc' becomes [b'a', b'bc'].")
     again = ("Repeat until no adjacent pair is in `merges`: a joined token can join again "
              "(b'a' + b'b', then b'ab' + b'c').")
     pairs = ("A merge is a pair of tokens, not the bytes they make: b'ab' + b'c' is in the list "
@@ -184,13 +207,15 @@ def encode_bytes_groups() -> list[Group]:
     m3 = [(b"b", b"c"), (b"a", b"bc"), (b"a", b"b"), (b"ab", b"c")]
     m6 = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")]
     m7 = [(b"ab", b"c"), (b"a", b"b")]
+    m8 = [(b"b", b"c"), (b"c", b"a"), (b"a", b"b")]     # leftmost first and latest first differ
     m4 = [(b"a", b"a"), (b"aa", b"a"), (b"aaa", b"b")]
     m5 = [(b"c", b"a"), (b"ca", b"f"), (b"\xc3", b"\xa9"), (b"caf", b"\xc3\xa9")]
     later = ("Going through `merges` once, in order, misses a pair whose part is made by a "
              "later merge: (b'ab', b'c') can only apply after (b'a', b'b'). After every join, "
              "look again for the lowest-ranked pair.")
     cases = [Case("encode_bytes('', [])", keep), Case("encode_bytes('xyz', M1)", keep),
-             Case("encode_bytes('abc', M1)", rank), Case("encode_bytes('abc', M2)", again),
+             Case("encode_bytes('abcab', M8)", rank), Case("encode_bytes('abc', M1)", rank),
+             Case("encode_bytes('abc', M2)", again),
              Case("encode_bytes('abcabc', M2)", again), Case("encode_bytes('xabc', M3)", again),
              Case("encode_bytes('abc', M6)", pairs), Case("encode_bytes('abc', M7)", later),
              Case("encode_bytes('aaabdaaabac', M4)", again),
@@ -200,7 +225,8 @@ def encode_bytes_groups() -> list[Group]:
     hidden = [Case("encode_bytes('bcab abc', M3)", rank, breaks=WRONG),
               Case("encode_bytes('aaaaaaab', M4)", again, breaks=WRONG)]
     return [
-        Group(cases, env={"M1": m1, "M2": m2, "M3": m3, "M4": m4, "M5": m5, "M6": m6, "M7": m7}),
+        Group(cases, env={"M1": m1, "M2": m2, "M3": m3, "M4": m4, "M5": m5, "M6": m6, "M7": m7,
+                          "M8": m8}),
         Group(hidden, env={"M3": m3, "M4": m4}, hidden=True),
     ]
 
@@ -231,6 +257,11 @@ def _encoded(text, merges, how):
             if not found:
                 break
             i = found[0]
+        elif how == "highest":
+            found = [i for i in range(len(parts) - 1) if (parts[i], parts[i + 1]) in rank]
+            if not found:
+                break
+            i = max(found, key=lambda k: rank[parts[k], parts[k + 1]])
         elif how == "joined":
             i = min(range(len(parts) - 1), key=lambda k: joined.get(parts[k] + parts[k + 1],
                                                                     len(joined)))
@@ -256,6 +287,8 @@ ENCODER_MISTAKES = {
             "pair.",
     "chars": "it starts from the characters, not the bytes: 'é' is the two bytes b'\\xc3' "
              "and b'\\xa9' until a merge joins them.",
+    "highest": "it joins the pair of highest rank first (the latest merge in `merges`): the "
+               "lowest rank, the earliest merge, goes first.",
 }
 
 
@@ -268,6 +301,10 @@ def recognize_encode_bytes(inputs: dict, expected, got):
     fits = [how for how in ENCODER_MISTAKES if got == _encoded(text, merges, how)]
     if not fits:
         return None
+    if set(fits) == {"leftmost", "highest"}:      # this text cannot tell which: say what both miss
+        return ("rank", "it does not join the pair of lowest rank first: look at every "
+                "adjacent pair and join the one whose position in `merges` is lowest, "
+                "wherever it is.")
     return fits[0], " Or: ".join(ENCODER_MISTAKES[how] for how in fits)
 
 
@@ -303,6 +340,17 @@ DECODE_HINT = ("decode joins the bytes of every id (self.vocab) and decodes them
                "'\ufffd' instead of raising.")
 
 
+def round_trip(expected, got):
+    """The probe "round_trip": decode(encode(text)) must give the text back."""
+    return ("round_trip", f"decode does not give the text back: {outcome(expected, got)}. "
+            f"decode joins the bytes of each id (self.vocab) and decodes the whole with "
+            f"errors='replace'.", False)
+
+
+# What this worksheet's probes say (see `Case.probe`); worksheets 04 to 06 use them too.
+PROBES = {"round_trip": round_trip}
+
+
 # Keyed by what came back: the course's best_pair raised inside the learner's training loop.
 BEST_PAIR = {"course:best_pair": (
     "best_pair(stats, vocab) reads the bytes of both ids of every pair in `vocab`: "
@@ -333,8 +381,8 @@ def tokenizer_groups(cls: str, pattern_arg: str = "") -> list[Group]:
                     "vocab[a] + vocab[b] for every merge.", breaks=WRONG)],
               setup=f"{make}\ntok.train('aaabdaaabac', 259)"),
         Group([Case("tok.merges", "Every pair occurs once here, so this is all about ties: "
-                    "use best_pair(stats, self.vocab), which picks the greatest "
-                    "(bytes of left, bytes of right), not max(stats, key=stats.get).",
+                    "best_pair(stats, self.vocab) picks the pair whose (bytes of left, bytes "
+                    "of right) is greatest, and that pair is merged first.",
                     breaks=WRONG, when=BEST_PAIR)],
               setup=f"{make}\ntok.train('abcd', 257)"),
         Group([Case("tok.merges", "With fewer than two bytes there is no pair to count: "
@@ -428,7 +476,7 @@ def _get_stats_hidden(rng):
 
 
 def _merge_hidden(rng):
-    from .common import random_ids, unchanged
+    from .common import new_object, random_ids, unchanged
     cases = []
     for k in range(45):
         ids = random_ids(rng, size=rng.choice([6, 40])) + random_ids(rng, size=3) + [1, 2]
@@ -444,6 +492,20 @@ def _merge_hidden(rng):
         cases.append(unchanged("merge", (ids, (1, 1), 256), 0,
                                "Return a new list and leave `ids` as it was: callers keep "
                                "using it.", params=("ids", "pair", "idx")))
+    for _ in range(10):
+        # Ids of one to three digits, written so that one id's digits begin another's.
+        ids = random_ids(rng, 1, 300, size=30) + [rng.randrange(1, 30)]
+        a, b = rng.choice([(x, y) for x, y in zip(ids, ids[1:])] or [(1, 2)])
+        cases.append(Case(f"merge({ids!r}, ({a}, {b}), {rng.randrange(300, 1000)})",
+                          "Ids are ints of any size: compare them as numbers.", breaks=WRONG))
+        digits = str(rng.randrange(111, 300))          # [1, 23, 7]: its text holds '1 2'
+        cases.append(Case(f"merge([{digits[0]}, {int(digits[1:])}, 7], ({digits[0]}, "
+                          f"{digits[1]}), 999)", "Ids are ints of any size: compare them "
+                          "as numbers.", breaks=WRONG))
+    for _ in range(3):
+        ids = random_ids(rng, 0, 6, size=20) + [5]
+        cases.append(new_object("merge", (ids, (7, 8), 256), 0, "Return a new list, even "
+                                "when the pair does not occur.", params=("ids", "pair", "idx")))
     return [Group(cases)]
 
 
@@ -489,4 +551,5 @@ WORKSHEET = Worksheet(
     hidden={"get_stats": _get_stats_hidden, "merge": _merge_hidden,
             "encode_bytes": _encode_bytes_hidden,
             "basic_tokenizer": _tokenizer_hidden("BasicTokenizer")},
+    probes=PROBES,
 )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .common import (CONTRACT, DECODE, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, REGEX,
                      STATE, TOKENIZER, WRONG, Case, Checker, Group, Worksheet, course_ref,
                      prose)
-from .ws02 import BEST_PAIR, MERGES_HINT, ORDER_HINT, recognize_tokenizer, tokenizer_groups
+from .ws02 import (BEST_PAIR, MERGES_HINT, ORDER_HINT, PROBES, recognize_tokenizer,
+                   tokenizer_groups)
 
 
 def chunked_stats_groups() -> list[Group]:
@@ -31,6 +32,10 @@ def chunked_stats_groups() -> list[Group]:
                     breaks=CONTRACT, probe="unchanged:0"),
                Case("chunked_stats([[1, 2]])\nchunked_stats([[3, 4]])", "Each call starts "
                     "from a new, empty dict.", breaks=STATE, probe="fresh"),
+               Case("first = chunked_stats([[1, 2]])\nsecond = chunked_stats([[3, 4]])\n"
+                    "(first, second)", "Each call returns a dict of its own: the caller "
+                    "keeps the first result while it asks for the second.", breaks=STATE,
+                    probe="fresh"),
                Case("chunked_stats(CHUNKS)", across, breaks=WRONG, weight=5)],
               env={"CHUNKS": chunks},
               env_doc={"CHUNKS": f"[list(c.encode()) for c in regex.findall("
@@ -126,6 +131,17 @@ def regex_tokenizer_groups() -> list[Group]:
                     "on its own: '1234' is the chunks '123' and '4', so the merge (51, 52) "
                     "of '3' + '4' cannot apply across them.")
     first = {**REGEX_NOT_RE, **SUPER_INIT, **BEST_PAIR, **CHUNK_BYTES, **NO_PAIRS}
+    keep = ("__init__ keeps the pattern in self.pattern (GPT-4's when pattern is None) and "
+            "its compiled form in self.compiled_pattern, as the worksheet asks.")
+    attributes = Group([
+        Case("RegexTokenizer().pattern", keep, breaks=CONTRACT, probe="attr:pattern",
+             when=SUPER_INIT),
+        Case("RegexTokenizer(GPT2_SPLIT_PATTERN).pattern", keep, breaks=CONTRACT,
+             probe="attr:pattern", when=SUPER_INIT),
+        Case("RegexTokenizer(GPT2_SPLIT_PATTERN).compiled_pattern.pattern", keep,
+             breaks=CONTRACT, probe="attr:compiled_pattern", when=SUPER_INIT)],
+        env={"GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
+        env_doc={"GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"})
     return [Group([Case("tok.merges", once, breaks=WRONG, when=first)],
                   setup="tok = RegexTokenizer()\ntok.train('aaaa bb', 257)")] + base[:5] + [
         Group([Case("tok.merges", repeats, breaks=WRONG, when=first)],
@@ -151,6 +167,7 @@ def regex_tokenizer_groups() -> list[Group]:
               setup="tok = RegexTokenizer(GPT2_SPLIT_PATTERN)\ntok.train(TEXT, 290)",
               env={"TEXT": text, "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN},
               env_doc={"TEXT": doc, "GPT2_SPLIT_PATTERN": "bpe_course.GPT2_SPLIT_PATTERN"}),
+        attributes,
     ]
 
 
@@ -181,9 +198,14 @@ def _chunked_stats_hidden(rng):
     hint = "Count pairs inside each chunk only, adding into one dict."
     chunk_lists = [[random_ids(rng, size=8) for _ in range(rng.randrange(0, 8))]
                    for _ in range(40)]
+    own = ("Each call returns a dict of its own: the caller keeps the first result while "
+           "it asks for the second.")
+    kept = [Case(f"first = chunked_stats({a!r})\nsecond = chunked_stats({b!r})\n"
+                 f"(first, second)", own, breaks=STATE, probe="fresh")
+            for a, b in zip(chunk_lists[3:6], chunk_lists[6:9])]
     return [Group([Case(f"chunked_stats({c!r})", hint, breaks=WRONG) for c in chunk_lists]
                   + [unchanged("chunked_stats", (c,), 0, "Leave the chunks as they were.",
-                               params=("chunks",)) for c in chunk_lists[:3] if c])]
+                               params=("chunks",)) for c in chunk_lists[:3] if c] + kept)]
 
 
 def _regex_tokenizer_hidden(rng):
@@ -192,7 +214,12 @@ def _regex_tokenizer_hidden(rng):
     default) almost everywhere, so most of the hidden weight is on the pattern argument."""
     from .common import REAL, random_texts, training_pages
     from .ws02 import DECODE_HINT
-    groups = []
+    words = r"\w+|\s+|[^\w\s]+"
+    groups = [Group([Case(f"RegexTokenizer({words!r}).pattern", "__init__ keeps the pattern "
+                          "it is given in self.pattern.", breaks=CONTRACT,
+                          probe="attr:pattern"),
+                     Case(f"RegexTokenizer({words!r}).compiled_pattern.findall('ab, cd')",
+                          "__init__ compiles the pattern it is given.", breaks=WRONG)])]
     for _ in range(3):
         pages = training_pages(rng)
         samples = random_texts(rng.randrange(2**31), 6)
@@ -227,4 +254,5 @@ WORKSHEET = Worksheet(
              "regex_tokenizer": ("bpe_course.pairs",)},
     answers=("bpe_course.regex_tokenizer.RegexTokenizer",),
     hidden={"chunked_stats": _chunked_stats_hidden, "regex_tokenizer": _regex_tokenizer_hidden},
+    probes=PROBES,
 )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from . import ws02
 from .common import (CONTRACT, DECODE, EOT, GPT2_SPLIT_PATTERN, REAL, REGEX, STATE, TOKENIZER,
                      WRONG, Case, Checker, Group, Worksheet, calls, course_ref, escaped,
-                     prose)
+                     outcome, prose)
 
 FIM = "<|fim_prefix|>"
 
@@ -298,7 +299,7 @@ def _save_load_hidden(rng):
     """Round trips of tokenizers with a pattern that is not the default, trained on a page of
     prose and code, then encoding real text. The saved file is loaded only if it is text: a
     load that would run a pickle is never run, so a pickle fails every case here."""
-    from .common import REAL, training_pages
+    from .common import training_pages
     same = "tok2 must encode exactly like tok after load (the pattern restored and recompiled)."
     groups = []
     for pattern, (value, doc) in PATTERNS.items():
@@ -325,6 +326,25 @@ def _save_load_hidden(rng):
     return groups
 
 
+def lost(expected, got):
+    """The probe "lost": what a tokenizer held must survive save/load or another
+    registration."""
+    return ("lost", f"state lost: the tokenizer does not hold what it held before (after "
+            f"load, or after another registration): {outcome(expected, got)}. Restore "
+            f"everything, each part from what was saved or registered: the pattern "
+            f"recompiled, the merges, the special tokens, and the vocab rebuilt from them "
+            f"last.", False)
+
+
+def not_text(expected, got):
+    """The probe "text": the saved file must be text."""
+    if got is False:
+        return ("not_text", "save wrote a file that is not a text file (a pickle?): a "
+                "loader that unpickles runs whatever code the file holds, so a pickle is "
+                "never loaded. Write text: JSON, or lines of your own.")
+    return None
+
+
 WORKSHEET = Worksheet(
     "05_special_tokens",
     points={"split_special": 1, "special_tokens": 2, "save_load": 2},
@@ -346,4 +366,5 @@ WORKSHEET = Worksheet(
              REGEX + ".encode", REGEX + ".from_merges", TOKENIZER + ".save", TOKENIZER + ".load"),
     hidden={"split_special": _split_special_hidden, "special_tokens": _special_tokens_hidden,
             "save_load": _save_load_hidden},
+    probes={**ws02.PROBES, "lost": lost, "text": not_text},
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import ws02
 from .common import (CONTRACT, DECODE, EOT, HARD_TEXTS, REAL, REF, REGEX, TOKENIZER, WRONG, Case,
                      Checker, Group, Worksheet, code, course_ref, prose, random_texts)
 
@@ -227,7 +228,7 @@ def _gpt4_hidden(rng):
     o200k_base, where its pattern differs from cl100k_base's. cl100k_base's pattern is also
     the default of the course's RegexTokenizer, so its cases cannot tell whether the answer
     uses SPLIT_PATTERNS[encoding]: o200k_base's real text carries the weight."""
-    from .common import REAL, random_texts, world_page
+    from .common import random_texts, world_page
     texts = random_texts(rng.randrange(2**31), 30)
     pages = {f"PAGE{k}": world_page(rng) for k in range(5)}
     groups = []
@@ -264,4 +265,5 @@ WORKSHEET = Worksheet(
     answers=("bpe_course.openai.tokenizer.recover_merges",
              "bpe_course.openai.tokenizer.OpenAITokenizer"),      # GPT4Tokenizer is this class
     hidden={"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden},
+    probes=ws02.PROBES,
 )

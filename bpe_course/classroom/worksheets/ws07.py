@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .common import (CONTRACT, EDGE, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, STATE,
-                     WRONG, Case, Checker, Group, Worksheet, code, course_ref, escaped, prose)
+from .common import (CONTRACT, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, STATE, WRONG,
+                     Case, Checker, Group, Worksheet, code, course_ref, escaped, prose)
 
 FAST_HINT = ("Count each distinct pre-token once, with how often it occurs; keep the pair "
              "counts from one merge to the next and, after a merge, update only the "
@@ -126,7 +126,15 @@ def merge_words_groups() -> list[Group]:
                Case(step.format(pair=(b"g", b"s")) + "sorted(stats.items())", minus,
                     breaks=WRONG),
                Case(step.format(pair=(b"u", b"g")) + "(new, words)", "Leave `words` as it "
-                    "was: build a new dict.", breaks=CONTRACT, probe="unchanged:0")],
+                    "was: build a new dict.", breaks=CONTRACT, probe="unchanged:0"),
+               Case("words = dict(WORDS)\nstats = stats_of(words)\n"
+                    "new = merge_words(words, stats, (b'x', b'y'))\n(new is not words, new)",
+                    "Return a new dict, even when no word holds the pair: the trainer keeps "
+                    "merging the result.", breaks=STATE, probe="new:0"),
+               Case("words = dict(WORDS)\nstats = stats_of(words)\n"
+                    "stats[(b'o', b'k')] = 7      # counted in words this call is not given\n"
+                    "new = merge_words(words, stats, (b'u', b'g'))\nsorted(stats.items())",
+                    OTHERS, breaks=CONTRACT)],
               setup=STATS_OF, env={"WORDS": hug},
               env_doc={"WORDS": "{(b'h', b'u', b'g'): 10, (b'p', b'u', b'g'): 5, "
                                 "(b'h', b'u', b'g', b's'): 5}"}),
@@ -157,6 +165,11 @@ def merge_words_groups() -> list[Group]:
     ]
 
 
+OTHERS = ("Change only the counts of the pairs in the words that hold the merged pair: "
+          "`stats` may count pairs of more words than these (a trainer's other shards, say), "
+          "and those counts stay as they are.")
+
+
 def _stats_of(words: dict) -> dict:
     stats: dict = {}
     for word, n in words.items():
@@ -169,6 +182,11 @@ def _merge_words_as(words: dict, stats: dict, pair: tuple, mistake: str):
     """`merge_words` as a learner gets it wrong: `mistake` names how."""
     target = dict(stats) if mistake == "copy" else stats
     new: dict = {}
+    if mistake == "recount":                # the right words, and every count made again
+        new = _merge_words_as(words, dict(stats), pair, "")
+        stats.clear()
+        stats.update(_stats_of(new))
+        return new
     for word, count in words.items():
         if pair not in zip(word, word[1:]):
             if mistake != "left_out":
@@ -204,6 +222,10 @@ MERGE_WORDS_MISTAKES = {
                 "too, unchanged, with their counts.",
     "collide": "two words became the same tuple and one count replaced the other: when a "
                "merged word is already in the result, add the counts.",
+    "recount": "`stats` was counted again from all the new words, not updated: a count "
+               "that no word here holds was lost. Only the words that hold the pair change, "
+               "so only their pairs change in `stats` (take away the old ones, add the new "
+               "ones): a recount is what this exercise replaces.",
 }
 
 
@@ -370,7 +392,13 @@ def _merge_words_hidden(rng):
     loop = ("words = {tuple(bytes([b]) for b in w.encode()): n for w, n in "
             "count_pretokens(TEXT).items()}\nstats = stats_of(words)\n"
             f"for pair in {pairs!r}:\n    words = merge_words(words, stats, pair)\n")
-    return [Group([Case(loop + "stats == stats_of(words)", hint, breaks=WRONG, weight=REAL),
+    others = ("words = {tuple(bytes([b]) for b in w.encode()): n for w, n in "
+              "count_pretokens(TEXT).items()}\nstats = stats_of(words)\n"
+              "stats[(b'<', b'|')] = 3      # counted in words these calls are not given\n"
+              f"for pair in {pairs[:4]!r}:\n    words = merge_words(words, stats, pair)\n"
+              "sorted(stats.items())[:40] + [stats.get((b'<', b'|'))]")
+    return [Group([Case(others, OTHERS, breaks=CONTRACT, weight=5),
+                   Case(loop + "stats == stats_of(words)", hint, breaks=WRONG, weight=REAL),
                    Case(loop + "sorted(words.items())", hint, breaks=WRONG, weight=REAL),
                    Case(loop + "sorted(stats.items())[:40]", hint, breaks=WRONG, weight=5)],
                   setup=STATS_OF + "\nfrom bpe_course.pretokenize import count_pretokens",

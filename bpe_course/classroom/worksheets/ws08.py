@@ -28,6 +28,12 @@ def toy() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     return train_bpe(TOY_TEXT, TOY_SIZE, [EOT])
 
 
+def toy_files() -> tuple[str, str]:
+    """The texts of `vocab.json` and `merges.txt` for the worksheet's small tokenizer
+    (`toy`), its tokens listed in the order of their text: what a failing case's code uses."""
+    return files_of(*toy(), sort_keys=True)
+
+
 def files_of(vocab: dict[int, bytes], merges: list, sort_keys: bool = False
              ) -> tuple[str, str]:
     """The texts of `vocab.json` and `merges.txt` for (vocab, merges), as the reference
@@ -175,12 +181,12 @@ def read_groups() -> list[Group]:
     first_space = next(k for k, (a, b) in enumerate(merges) if b" " in a + b)
     non_utf8 = next(k for k, (a, b) in enumerate(merges)
                     if not _is_utf8(a) and not _is_utf8(b))
-    toy_doc = ("the texts of the two files that write_vocab_merges writes for "
-               "train_bpe({TOY_TEXT!r}, {TOY_SIZE}, ['<|endoftext|>']), vocab.json's tokens "
-               "listed in the order of their text (json.dumps(..., sort_keys=True))").format(
-                   TOY_TEXT=TOY_TEXT, TOY_SIZE=TOY_SIZE)
+    # shown as code that rebuilds them (the files of train_bpe(TOY_TEXT, TOY_SIZE,
+    # ['<|endoftext|>']), vocab.json's tokens in the order of their text), so that a failing
+    # case pasted into the worksheet runs
     env = {"VOCAB_JSON": vocab_json, "MERGES_TXT": merges_txt}
-    doc = {"VOCAB_JSON": toy_doc, "MERGES_TXT": toy_doc}
+    doc = {"VOCAB_JSON": "bpe_course.classroom.worksheets.ws08.toy_files()[0]",
+           "MERGES_TXT": "bpe_course.classroom.worksheets.ws08.toy_files()[1]"}
     gpt2 = {"VOCAB_JSON": gpt2_files.encoder_json().decode("utf-8"),
             "MERGES_TXT": gpt2_files.vocab_bpe().decode("utf-8")}
     gpt2_doc = {"VOCAB_JSON": "bpe_course.openai.gpt2_files.encoder_json().decode('utf-8')",
@@ -415,7 +421,9 @@ def _read_hidden(rng):
                  "entry with its id from vocab.json.", weight=REAL),
             Case("merges", "One merge per line, as a tuple of bytes, in order.", weight=REAL),
         ]), setup=READ_SETUP, env={"VOCAB_JSON": vocab_json, "MERGES_TXT": merges_txt},
-            env_doc={"VOCAB_JSON": how, "MERGES_TXT": how}))
+            # drawn for this run with its ids shuffled: no short code rebuilds it, so the
+            # case shows what it was (`...` stands for the value)
+            env_doc={"VOCAB_JSON": f"...  # {how}", "MERGES_TXT": f"...  # {how}"}))
     return groups
 
 
@@ -429,7 +437,8 @@ def _write_hidden(rng):
             Case("lines", "One merge per line, in order, written with bytes_to_unicode.",
                  weight=REAL),
         ]), setup=WRITE_SETUP, env={"VOCAB": vocab, "MERGES": merges},
-            env_doc={"VOCAB": f"{doc}[0], its ids in another order", "MERGES": f"{doc}[1]"}))
+            env_doc={"VOCAB": f"...  # {doc}[0], its ids in another order",
+                     "MERGES": f"{doc}[1]"}))
     return groups
 
 

@@ -82,6 +82,9 @@ def whitespace_pretokens_groups() -> list[Group]:
     only = ("Count the pre-tokens made only of whitespace, as str.isspace() says: spaces, "
             "tabs, newlines, and other whitespace too ('\\r', '\\x0b', U+00A0, U+3000): "
             "' return' holds a space but is a word.")
+    separators = ("str.isspace() is True for the separators U+001C to U+001F too (file, "
+                  "group, record and unit separator), which the split patterns do not take "
+                  "for whitespace: a pre-token of them counts.")
     split = ("Split with the `regex` module (regex.findall(pattern, text)): the patterns use "
              "\\p{L} and \\p{N}, which `re` does not know.")
     pattern = ("Use the pattern you are given: GPT-2's keeps a newline with the indentation "
@@ -97,7 +100,11 @@ def whitespace_pretokens_groups() -> list[Group]:
              Case(f"whitespace_pretokens(TABS, {g2})", pattern, breaks=WRONG),
              Case(f"whitespace_pretokens({escaped(HARD[27])}, {g4})", only, breaks=WRONG),
              Case(f"whitespace_pretokens('a\\r\\n\\r\\nb', {g2})", only, breaks=WRONG),
-             Case(f"whitespace_pretokens('x\\u3000\\u3000y \\xa0 z', {g4})", only)]
+             Case(f"whitespace_pretokens('x\\u3000\\u3000y \\xa0 z', {g4})", only),
+             Case(f"whitespace_pretokens('a\\x1cb\\xa0\\xa0c \\x1d\\x1e d\\x1f', {g4})",
+                  separators, breaks=WRONG),
+             Case(f"whitespace_pretokens('x\\x1f\\x1f\\r\\ny\\x0b', {g2})", separators,
+                  breaks=WRONG)]
     env = {"CODE": SAMPLES["Code"], "TABS": SAMPLES["Code"].replace("    ", "\t"),
            "GPT2_SPLIT_PATTERN": GPT2_SPLIT_PATTERN, "GPT4_SPLIT_PATTERN": GPT4_SPLIT_PATTERN}
     doc = {"CODE": "bpe_course.corpora.SAMPLES['Code']",
@@ -130,6 +137,11 @@ def recognize_whitespace(inputs: dict, expected, got):
     if got == sum(ch.isspace() for ch in text):
         fits.append(("characters", "it counts whitespace characters, not pre-tokens: "
                      "'    ' is one pre-token of four spaces."))
+    if got == sum(bool(regex.fullmatch(r"\s+", chunk)) for chunk in chunks):
+        fits.append(("regex_s", "whitespace was taken as the `regex` module's \\s, which "
+                     "is not what str.isspace() says: U+001C to U+001F (the separators) are "
+                     "whitespace for str.isspace() and not for regex's \\s. Count the "
+                     "pre-tokens for which chunk.isspace() is True."))
     if pattern != GPT4_SPLIT_PATTERN and got == sum(
             chunk.isspace() for chunk in regex.findall(GPT4_SPLIT_PATTERN, text)):
         fits.append(("pattern", "that is the count under GPT-4's pattern: the pattern "
@@ -207,7 +219,8 @@ def _tokens_per_byte_hidden(rng):
 
 def _whitespace_hidden(rng):
     from .common import random_code, random_texts
-    odd = ["\r\n", "\x0b", "\x0c", "\u00a0", "\u3000", "\u2028", "\t", "  "]
+    odd = ["\r\n", "\x0b", "\x0c", "\u00a0", "\u3000", "\u2028", "\t", "  ", "\x1c",
+           "\x1f", "\x1d\x1e", "\x85"]
     texts = ["".join(rng.choice(odd + ["a", "if x:", "\n    ", "(", "1"])
                      for _ in range(rng.randrange(5, 30))) for _ in range(10)]
     texts += random_texts(rng.randrange(2**31), 5) + [random_code(rng, 600)[0]]

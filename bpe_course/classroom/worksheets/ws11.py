@@ -11,6 +11,15 @@ MISTRAL = ("from bpe_course.sentencepiece.model_proto import read_model\n"
 OWN_MODEL = ("from bpe_course import corpora, train_codepoint_bpe\n"
              "MODEL = train_codepoint_bpe(corpora.prose()[:20_000], vocab_size=500, "
              "add_dummy_prefix={prefix})")
+# A model whose byte pieces come after the others: their ids are read from the model, never
+# computed (in Mistral's model, and in the course's, '<0x00>' happens to be id 3).
+MOVED_BYTES = ("from bpe_course import corpora, train_codepoint_bpe\n"
+               "from bpe_course.sentencepiece.model_file import SpmModel\n"
+               "trained = train_codepoint_bpe(corpora.prose()[{start}:{stop}], vocab_size=500)\n"
+               "MODEL = SpmModel(trained.pieces[:3] + trained.pieces[259:] + "
+               "trained.pieces[3:259], trained.trainer, trained.normalizer)")
+BYTE_IDS = ("Read each byte piece's id from the model ({piece: id} for the BYTE pieces): "
+            "here the byte pieces come after the others, so '<0xE9>' is not id 3 + 0xE9.")
 
 
 def _wrong(cases: list[Case]) -> list[Case]:
@@ -103,9 +112,13 @@ def spm_encode_groups() -> list[Group]:
         Case("spm_encode(MODEL, 'I feel 鬱 today 😀')", fallback)])
     hard = _wrong([Case(f"spm_encode(MODEL, {t!r})", merge) for t in HARD_TEXTS])
     hidden = _wrong([Case(f"spm_encode(MODEL, {t!r})", merge) for t in random_texts(11, 25)])
+    moved = _wrong([Case(f"spm_encode(MODEL, {escaped(t)})", BYTE_IDS)
+                    for t in ("鬱", "I feel 鬱 today 😀", "naïve café Ångström", "Привет, мир!",
+                              "👋🌍 👩\u200d👩\u200d👧")])
     return [
         Group(basic + hard + _wrong([Case("spm_encode(MODEL, 'ab ' * 500)", merge)]),
               setup=MISTRAL, setup_time_limit=60),
+        Group(moved, setup=MOVED_BYTES.format(start=0, stop=20_000), setup_time_limit=60),
         Group(basic + hard, setup=OWN_MODEL.format(prefix=False), setup_time_limit=60),
         Group(hidden, setup=MISTRAL, setup_time_limit=60, hidden=True),
         Group(hidden, setup=OWN_MODEL.format(prefix=True), setup_time_limit=60, hidden=True),
@@ -113,9 +126,18 @@ def spm_encode_groups() -> list[Group]:
 
 
 def recognize_spm(inputs: dict, expected, got):
-    """Pieces where ids are wanted, or the unknown id where bytes were wanted."""
+    """Pieces where ids are wanted, the unknown id where bytes were wanted, or byte ids
+    computed as 3 + byte where the model has them elsewhere."""
     if not isinstance(expected, list) or not isinstance(got, list):
         return None
+    differ = [(e, g) for e, g in zip(expected, got) if e != g]
+    if len(expected) == len(got) and differ and all(
+            isinstance(g, int) and 3 <= g <= 258 for e, g in differ) and len(
+            {e - g for e, g in differ if isinstance(e, int)}) == 1:
+        return ("byte_ids", "the byte pieces' ids were computed (3 + byte, say), where they "
+                "are read from the model: in this model the byte pieces come after the "
+                "others. Look each one up, the id of the piece '<0x%02X>' % byte ({piece: "
+                "id} for the BYTE pieces).")
     if got and all(isinstance(x, str) for x in got):
         return ("pieces", "these are the pieces, not their ids: turn each symbol into the id "
                 "of its piece ({piece: id} for the NORMAL pieces).")
@@ -144,7 +166,9 @@ def _spm_encode_hidden(rng):
     model and in one the course trains; a page weighs REAL short texts."""
     from .common import REAL, random_code, random_prose, world_page
     groups = []
-    for setup in (MISTRAL, OWN_MODEL.format(prefix=True)):
+    at = rng.randrange(20_000, 200_000)
+    moved = MOVED_BYTES.format(start=at, stop=at + 20_000)
+    for setup in (MISTRAL, OWN_MODEL.format(prefix=True), moved):
         pages = {"PROSE": random_prose(rng, 1000), "CODE": random_code(rng, 1000),
                  "WORLD": world_page(rng)}
         groups.append(Group(

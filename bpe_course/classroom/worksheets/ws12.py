@@ -132,13 +132,14 @@ def segment(text: str, scores: dict, *, unknown: float | None = None, where: str
     """Viterbi with one rule bent, as a learner may have it: `unknown` scores an unknown
     character (default min - 10; None there means dropped), `where` says where it may
     start ("char": where the character is no piece; "nothing": only where no piece
-    starts), `total` how a path adds up ("sum", "last": its last piece alone), `tie`
+    starts), `total` how a path adds up ("sum"; "last": its last piece alone; "product":
+    the scores multiplied, from 1.0), `tie`
     which start wins a tie ("first", "last"), `merged` makes a run of unknown
     characters one piece. Returns (pieces, total)."""
     low = min(scores.values())
     unk = low - 10.0 if unknown is None else unknown
     n = len(text)
-    best: list = [0.0] + [None] * n
+    best: list = [1.0 if total == "product" else 0.0] + [None] * n
     start_of = [0] * (n + 1)
     for start in range(n):
         if best[start] is None:
@@ -154,7 +155,8 @@ def segment(text: str, scores: dict, *, unknown: float | None = None, where: str
         elif alone:
             options.append((start + 1, unk))
         for end, score in options:
-            value = best[start] + score if total == "sum" else score
+            value = (best[start] + score if total == "sum" else best[start] * score
+                     if total == "product" else score)
             if best[end] is None or value > best[end] or (tie == "last" and value == best[end]):
                 best[end], start_of[end] = value, start
     if best[n] is None:
@@ -217,6 +219,14 @@ def recognize_viterbi(inputs: dict, expected, got):
     if pieces == right:
         if not number or total == right_total:
             return None
+        unknown = min(scores.values()) - 10.0
+        product = 1.0
+        for piece in right:
+            product *= scores.get(piece, unknown)
+        if total == product and product != right_total:
+            return ("product", "the pieces are right, but the scores were multiplied, not "
+                    "added: a score is a log-probability, and log-probabilities add (the total "
+                    "of no piece is 0.0).")
         if abs(total - right_total) <= 1e-9 * max(1.0, abs(right_total)):
             return ("rounding", "the pieces are right but the total is off by a rounding "
                     "error: add the scores themselves (math.exp, a product of "
@@ -275,6 +285,14 @@ def recognize_viterbi(inputs: dict, expected, got):
               for value, label in ((0.0, "0"), (min(scores.values()), "like the lowest piece"),
                                    (-10.0, "-10"), (-1e9, "far below every piece"))]]
     found = []
+    product = segment(text, scores, total="product")
+    if product and product[0] == pieces != right:
+        # the pieces of a product fit other rules too (fewest pieces, say): its total tells
+        tier = -1 if number and abs(total - product[1]) <= 1e-9 * max(1.0, abs(total)) else 1
+        found.append((tier, "product", "the scores were multiplied, not added: a score is a "
+                      "log-probability, so a path's total is the sum best[start] + score. A "
+                      "product of negative numbers changes sign with every piece, and the "
+                      "best path it finds is no Viterbi path."))
     for tier, (kind, other, words) in [(0, v) for v in specific] + [(1, v) for v in general]:
         pieces_of = other[0] if isinstance(other, tuple) else other
         if pieces_of == pieces and pieces_of != right:

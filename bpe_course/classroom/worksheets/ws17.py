@@ -98,13 +98,20 @@ TOKENIZER_SETUP = ("from bpe_course import RegexTokenizer\n"
                    "pattern=GPT2_SPLIT_PATTERN)")
 
 
+def trained(start: int, count: int, size: int) -> tuple[dict, list]:
+    """The reference's `(vocab, merges)` on `count` training documents from `start`, with
+    GPT-2's pattern: the tokenizer `bytes_per_token`'s cases encode with (and the code a
+    failing case shows to rebuild it)."""
+    from ...training.trainer import train_bpe
+    text, _ = slice_of(start, count)
+    return train_bpe(text, size, [EOT], GPT2_SPLIT_PATTERN)
+
+
 @functools.cache
 def small_tokenizer() -> tuple[dict, list, str]:
     """A tokenizer trained on the first 12 training documents: (vocab, merges, how)."""
-    from ...training.trainer import train_bpe
-    text, doc = slice_of(0, 12)
-    vocab, merges = train_bpe(text, 400, [EOT], GPT2_SPLIT_PATTERN)
-    return vocab, merges, f"train_bpe({doc}, 400, ['<|endoftext|>'], GPT2_SPLIT_PATTERN)"
+    vocab, merges = trained(0, 12, 400)
+    return vocab, merges, "bpe_course.classroom.worksheets.ws17.trained(0, 12, 400)"
 
 
 def bytes_per_token_groups() -> list[Group]:
@@ -321,15 +328,13 @@ def _trainer_mistakes() -> list[tuple[list, list[tuple[list, str, str]]]]:
 # -- hidden cases drawn afresh for each grading run (see worksheets.groups_for) -----------------
 
 def _bytes_per_token_hidden(rng):
-    from ...training.trainer import train_bpe
     train, held = documents()
     start = rng.randrange(0, len(train) - 10)
-    text, doc = slice_of(start, 6)
     size = rng.randrange(300, 420)
-    vocab, merges = train_bpe(text, size, [EOT], GPT2_SPLIT_PATTERN)
+    vocab, merges = trained(start, 6, size)
     k = rng.randrange(0, len(held) - 4)
     docs, docs_doc = heldout_of(k, rng.randrange(2, 5))
-    how = f"train_bpe({doc}, {size}, ['<|endoftext|>'], GPT2_SPLIT_PATTERN)"
+    how = f"bpe_course.classroom.worksheets.ws17.trained({start}, 6, {size})"
     return [Group(_wrong([Case("bytes_per_token(tok, HELDOUT)", "Bytes over tokens, both "
                                "added up over the documents, each encoded on its own.",
                                weight=REAL),

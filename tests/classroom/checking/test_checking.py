@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_checker_functions_follow_the_contract(solution):
     verdict = checks.merge(solution("02_bpe_basics")["merge"])
-    assert (verdict.passed, verdict.cases) == (True, 12)
+    assert (verdict.passed, verdict.cases) == (True, 16)
     assert isinstance(verdict.message, str)
     for name in CHECKERS:
         assert callable(getattr(checks, name))
@@ -51,7 +51,7 @@ def test_a_learners_exception_is_shown_with_its_line_not_raised(fails_with):
             if ids[i] == pair[0] and ids[i + 1] == pair[1]:
                 out.append(idx)
         return out
-    message = fails_with(checks.merge(merge), "case 2 of 12 raised an exception",
+    message = fails_with(checks.merge(merge), "case 2 of 16 raised an exception",
                          "IndexError: list index out of range",
                          "of your code: if ids[i] == pair[0] and ids[i + 1] == pair[1]:")
     assert "Traceback" not in message
@@ -70,7 +70,7 @@ def test_an_endless_loop_is_stopped(fails_with):
         while i < len(ids):
             pass
         return []
-    fails_with(checks.check("merge", merge, time_limit=0.5), "case 2 of 12 took too long",
+    fails_with(checks.check("merge", merge, time_limit=0.5), "case 2 of 16 took too long",
                "TimeoutError")
 
 
@@ -96,8 +96,8 @@ def test_verdicts_show_passes_on_stdout_and_failures_on_stderr(solution, capsys)
     checks.merge(solution("02_bpe_basics")["merge"])._ipython_display_()
     checks.merge(lambda ids, pair, idx: [])._ipython_display_()
     out, err = capsys.readouterr()
-    assert out == "✅ merge: passed all 12 cases.\n"
-    assert err.startswith("❌ merge: case 2 of 12 failed.")
+    assert out == "✅ merge: passed all 16 cases.\n"
+    assert err.startswith("❌ merge: case 2 of 16 failed.")
 
 
 def test_attempt_shows_errors_and_lets_the_cell_run_on(capsys):
@@ -127,14 +127,12 @@ def _import_cell_names(worksheet: str) -> set:
     """The names a worksheet's first cells give a learner: its locked import cell."""
     import nbformat
     nb = nbformat.read(ROOT / "solutions" / f"{worksheet}.ipynb", as_version=4)
-    names: set = set()
+    namespace: dict = {}            # one namespace, as the notebook's cells share one
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade"):
-            namespace: dict = {}
             exec(cell.source, namespace)
-            names |= set(namespace)
-    return names
+    return set(namespace)
 
 
 def _free_names(code: str) -> set:
@@ -216,3 +214,51 @@ def test_every_exercise_has_hidden_cases_and_says_what_each_case_breaks():
         assert checker.hidden is not None, f"{name} draws no hidden cases per grading run"
         assert {c.breaks for g in groups for c in g.cases} <= set(BREAKS)
         assert any(c.breaks != "edge" for c in hidden), f"{name}: no hidden case that matters"
+
+
+def test_one_cap_table_applies_to_every_case_of_every_worksheet():
+    """A case whose probe or expected exception says what its failure breaks (an input
+    changed, state shared, a text not decoded, an exception the worksheet asks for) is
+    capped alike in every worksheet: a missing surrogate check keeps at most 60% in
+    worksheet 01's two exercises, as anywhere else."""
+    from bpe_course.classroom.worksheets import CHECKERS, groups_for
+    from bpe_course.classroom.worksheets.common import table_breaks
+    differ = [f"{name}: {case.code[:50]!r} breaks {case.breaks!r}, the table says "
+              f"{table_breaks(case)!r}"
+              for name, checker in CHECKERS.items() for seed in (1, 2)
+              for group in groups_for(checker, seed) for case in group.cases
+              if table_breaks(case) not in (None, case.breaks)]
+    assert not differ, "\n".join(differ[:10])
+    lone = [case for name in ("utf8_bytes", "encode_code_point")
+            for group in CHECKERS[name].groups() for case in group.cases
+            if "ud800" in case.code or "0xd800" in case.code]
+    assert len(lone) == 2 and {case.breaks for case in lone} == {"contract"}
+
+
+def test_a_case_hint_speaks_only_when_no_diagnosis_says_more():
+    """The case's own hint names no mistake: it is left out when a recognised mistake says
+    it all, and a hint keyed by the diagnosis replaces it (the hint agrees with the kind)."""
+    from bpe_course.classroom.checking.diagnosis import Diagnosis, hint_for
+    from bpe_course.classroom.worksheets import Case
+    case = Case("f()", "what the case checks", when={"no_skip": "about skipping"})
+    assert hint_for(case, [1], None) == "what the case checks"
+    assert hint_for(case, [1], Diagnosis("both_orders", "...")) == ""
+    assert hint_for(case, [1], Diagnosis("no_skip", "...")) == "about skipping"
+    assert hint_for(case, [1], Diagnosis("empty", "...", final=False)) == "what the case checks"
+
+
+def test_a_right_exception_without_the_asked_words_is_not_called_the_wrong_one():
+    from bpe_course.classroom.checking.diagnosis import diagnose
+    from bpe_course.classroom.checking.plain import Raised
+    from bpe_course.classroom.worksheets import CHECKERS, Case
+    case = Case("tok.encode('<|endoftext|>')", mention="<|endoftext|>")
+    found = diagnose(CHECKERS["special_tokens"], case, Raised("ValueError", ""),
+                     Raised("ValueError", "not allowed"))
+    assert found.kind == "error_words" and "instead of" not in found.text
+    assert "'<|endoftext|>'" in found.text
+    nowhere = diagnose(CHECKERS["merge"], Case("merge([], (1, 2), 3)"), [],
+                       Raised("OverflowError", "too big"))
+    assert "shown above" not in nowhere.text            # no line was shown
+    there = diagnose(CHECKERS["merge"], Case("merge([], (1, 2), 3)"), [],
+                     Raised("OverflowError", "too big", "line 2 of your code: x = 10.0 ** 400"))
+    assert "(the line is shown above)" in there.text

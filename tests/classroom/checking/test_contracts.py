@@ -40,7 +40,9 @@ NOT_NAMES = {"bwrap": "bubblewrap's program", "error": "a key of the grader's re
              "after_published": "a results.json visibility",
              "hidden_details": "the autograder.json setting of --hidden-details",
              "grade": "the grade command", "auto": "a value of --sandbox",
-             "wheel": "the built package file"}
+             "wheel": "the built package file",
+             "mistakes": "a key of the grader's report", "says": "a key of the grader's report",
+             "word_ids": "transformers' method (worksheet 14's subject)"}
 
 
 def module_name(path: Path) -> str:
@@ -115,7 +117,9 @@ def citations(path: Path):
                                                                     ast.ClassDef))}
     else:
         module = vars(importlib.import_module(module_name(path)))
-    common = [module, EVERYWHERE, vars(bpe_course), vars(builtins)]
+    # the package loads its public names on first use: ask for each of them
+    public = {**{name: getattr(bpe_course, name) for name in bpe_course.__all__}, **vars(bpe_course)}
+    common = [module, EVERYWHERE, public, vars(builtins)]
     for word in CITED.findall(ast.get_docstring(tree, clean=False) or ""):
         yield word, "the module's docstring", common
     for node in ast.walk(tree):

@@ -300,7 +300,7 @@ def test_a_cheating_worksheet_gets_only_what_its_code_earns(graded):
     assert "setattr() with a computed name hides what the code calls" in \
         exercises["get_stats"]["message"].splitlines()[0]
     assert "expected a list" in exercises["merge"]["message"] or \
-        re.search(r"\b0 of 6[45] cases passed", exercises["merge"]["message"])
+        re.search(r"\b0 of \d+ cases passed", exercises["merge"]["message"])
     assert exercises["basic_tokenizer"]["message"] == "⏳ basic_tokenizer: not attempted yet."
 
 

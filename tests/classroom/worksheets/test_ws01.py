@@ -1,49 +1,25 @@
 """Worksheet 01, UTF-8 warm-ups: its solution passes, and the project's wrong answers are caught.
 
-`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
-learners write them (not by mutating the solution mechanically). For each, the test
-asserts that it is caught (by the check cell, or by the grader's hidden cases), that
-the message names the kind of mistake (`says`: the words of `verdicts.KINDS` or of the
-checker's own recogniser), and that the points the grader gives it (one seed, scored in
-this process as the grader scores) stay within the cap of what it breaks (`breaks`, see
-`worksheets.common.BREAKS`). Checks run with the course's own code off limits, as in a
-worksheet.
+`wrong` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically); `corpus.Corpus` makes
+the tests that check each is caught, named and scored by the rule, and that the
+worksheet's solution passes.
 """
 
 import unicodedata
 
-import pytest
 
 from bpe_course import checks
-from bpe_course.classroom.checking.verdicts import KINDS
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
+from bpe_course.classroom.checking.diagnosis import KINDS
+
+from .corpus import Corpus
 
 WORKSHEET = "01_utf8_warmups"
 
 
-@pytest.fixture(scope="module")
-def ns(solution):
-    """The names the worksheet's solution defines."""
-    return solution(WORKSHEET)
-
-
-@pytest.mark.parametrize("name", list(WORKSHEETS[WORKSHEET].points))
-def test_the_solution_passes_every_case(ns, name, passes_every_case):
-    passes_every_case(name, ns[CHECKERS[name].target])
-
-
 # -- the corpus of wrong answers -------------------------------------------------------------------
 
-WRONG = []
-
-
-def wrong(checker, says, breaks="wrong"):
-    """Add a learner's wrong answer (a function of the solution's names that returns the
-    answer) to the corpus: `says` is what its message must name, `breaks` its cap."""
-    def add(factory):
-        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
-        return factory
-    return add
+wrong = Corpus(WORKSHEET)
 
 
 @wrong("utf8_bytes", KINDS["type"])
@@ -67,7 +43,7 @@ def utf8_bytes_in_utf16(ns):
     return utf8_bytes
 
 
-@wrong("utf8_bytes", KINDS["no_error"], breaks="edge")
+@wrong("utf8_bytes", KINDS["no_error"], breaks="contract")
 def utf8_bytes_replacing_a_lone_surrogate(ns):
     def utf8_bytes(text):
         return list(text.encode("utf-8", errors="replace"))   # never crash
@@ -267,15 +243,7 @@ def decode_with_backslashes(ns):
     return safe_decode
 
 
-@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
-def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
-        ns, wrong_answer, name, factory, says, breaks):
-    wrong_answer(name, factory(ns), says, breaks)
-
-
-def test_the_corpus_has_at_least_20_wrong_answers_for_every_exercise_together():
-    assert len(WRONG) >= 20
-    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
+globals().update(wrong.tests())
 
 
 # -- messages in detail ---------------------------------------------------------------------------

@@ -1,58 +1,25 @@
 """Worksheet 04, regex pre-tokenization: its solution passes, and the project's wrong answers are caught.
 
-`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
-learners write them (not by mutating the solution mechanically). For each, the test
-asserts that it is caught (by the check cell, or by the grader's hidden cases), that
-the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
-checker's own recogniser, or of a hint keyed by what came back), and that the points
-the grader gives it (one seed, scored in this process as the grader scores) stay within
-the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
-the course's own code off limits, as in a worksheet.
+`wrong` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically); `corpus.Corpus` makes
+the tests that check each is caught, named and scored by the rule, and that the
+worksheet's solution passes.
 """
 
 import re as stdlib_re
 
-import pytest
 
 from bpe_course import checks
-from bpe_course.classroom.checking.verdicts import KINDS
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
+from bpe_course.classroom.checking.diagnosis import KINDS
+
+from .corpus import Corpus
 
 WORKSHEET = "04_regex_tokenizer"
 
 
-@pytest.fixture(scope="module")
-def ns(solution):
-    """The names the worksheet's solution defines."""
-    return solution(WORKSHEET)
-
-
-@pytest.mark.parametrize("name", list(WORKSHEETS[WORKSHEET].points))
-def test_the_solution_passes_every_case(ns, name, passes_every_case):
-    passes_every_case(name, ns[CHECKERS[name].target])
-
-
-def test_the_solution_keeps_every_point_on_every_seed(ns, kept):
-    assert set(kept("regex_tokenizer", ns["RegexTokenizer"])) == {1.0}
-
-
 # -- the corpus of wrong answers -------------------------------------------------------------------
 
-WRONG = []
-
-
-def wrong(checker, says, breaks="wrong"):
-    """Add a learner's wrong answer (a function of the solution's names, and of `cell` if
-    it asks, that returns the answer) to the corpus: `says` is what its message must name,
-    `breaks` its cap."""
-    def add(factory):
-        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
-        return factory
-    return add
-
-
-def made(factory, ns, cell):
-    return factory(ns, cell) if factory.__code__.co_argcount == 2 else factory(ns)
+wrong = Corpus(WORKSHEET)
 
 
 @wrong("chunked_stats", "counts pairs across chunks")
@@ -281,15 +248,32 @@ def tokenizer_decoding_strictly_then_dropping(ns):
     return RegexTokenizer
 
 
-@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
-def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
-        ns, cell, wrong_answer, name, factory, says, breaks):
-    wrong_answer(name, made(factory, ns, cell), says, breaks)
+# -- answers that pass most visible cases: issue 33's learners wrote them ----------------------------
+
+@wrong("chunked_stats", KINDS["shared"], breaks="state")
+def chunked_stats_emptying_one_dict(ns, cell):
+    return cell("counts = {}\n"
+                "\n"
+                "def chunked_stats(chunks):\n"
+                "    counts.clear()                  # start from nothing each call\n"
+                "    for chunk in chunks:\n"
+                "        get_stats(chunk, counts)\n"
+                "    return counts\n", ns)["chunked_stats"]
 
 
-def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
-    assert len(WRONG) >= 20
-    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
+@wrong("regex_tokenizer", [KINDS["attribute"], "self.pattern"], breaks="contract")
+def tokenizer_keeping_only_the_compiled_pattern(ns):
+    base = tokenizer(ns)
+    regex, default = ns["regex"], ns["GPT4_SPLIT_PATTERN"]
+
+    class RegexTokenizer(base):
+        def __init__(self, pattern=None):
+            ns["Tokenizer"].__init__(self)
+            self.compiled_pattern = regex.compile(pattern or default)   # all that is used
+    return RegexTokenizer
+
+
+globals().update(wrong.tests(every_seed=["regex_tokenizer"]))
 
 
 # -- messages and points in detail -----------------------------------------------------------------

@@ -1,60 +1,27 @@
 """Worksheet 05, special tokens and files: its solution passes, and the project's wrong answers are caught.
 
-`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
-learners write them (not by mutating the solution mechanically). For each, the test
-asserts that it is caught (by the check cell, or by the grader's hidden cases), that
-the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
-checker's own recogniser, or of a hint keyed by what came back), and that the points
-the grader gives it (one seed, scored in this process as the grader scores) stay within
-the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
-the course's own code off limits, as in a worksheet.
+`wrong` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically); `corpus.Corpus` makes
+the tests that check each is caught, named and scored by the rule, and that the
+worksheet's solution passes.
 """
 
 import json
 import pickle
 
-import pytest
 import regex
 
 from bpe_course import checks
-from bpe_course.classroom.checking.verdicts import KINDS
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
+from bpe_course.classroom.checking.diagnosis import KINDS
+
+from .corpus import Corpus
 
 WORKSHEET = "05_special_tokens"
 
 
-@pytest.fixture(scope="module")
-def ns(solution):
-    """The names the worksheet's solution defines."""
-    return solution(WORKSHEET)
-
-
-@pytest.mark.parametrize("name", list(WORKSHEETS[WORKSHEET].points))
-def test_the_solution_passes_every_case(ns, name, passes_every_case):
-    passes_every_case(name, ns[CHECKERS[name].target])
-
-
-def test_the_solution_keeps_every_point_on_every_seed(ns, kept):
-    assert set(kept("save_load", ns["SpecialTokenizer"])) == {1.0}
-
-
 # -- the corpus of wrong answers -------------------------------------------------------------------
 
-WRONG = []
-
-
-def wrong(checker, says, breaks="wrong"):
-    """Add a learner's wrong answer (a function of the solution's names, and of `cell` if
-    it asks, that returns the answer) to the corpus: `says` is what its message must name,
-    `breaks` its cap."""
-    def add(factory):
-        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
-        return factory
-    return add
-
-
-def made(factory, ns, cell):
-    return factory(ns, cell) if factory.__code__.co_argcount == 2 else factory(ns)
+wrong = Corpus(WORKSHEET)
 
 
 def splitter(order=lambda tokens: sorted(tokens, key=len, reverse=True), escape=True,
@@ -347,15 +314,20 @@ def load_updating_what_the_tokenizer_held(ns):
     return files(ns, saved, load)
 
 
-@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
-def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
-        ns, cell, wrong_answer, name, factory, says, breaks):
-    wrong_answer(name, made(factory, ns, cell), says, breaks)
+# -- a message that used to name another mistake ------------------------------------------------------
+
+@wrong("special_tokens", KINDS["error_words"], breaks="contract",
+       not_says=["instead of ValueError"])
+def encode_raising_without_naming_the_token(ns):
+    class SpecialTokenizer(ns["SpecialTokenizer"]):
+        def encode(self, text, allowed_special="none_raise"):
+            if allowed_special == "none_raise" and any(t in text for t in self.special_tokens):
+                raise ValueError("special tokens are not allowed here")
+            return super().encode(text, allowed_special)
+    return SpecialTokenizer
 
 
-def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
-    assert len(WRONG) >= 20
-    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
+globals().update(wrong.tests(every_seed=["save_load"]))
 
 
 # -- messages and refusals in detail --------------------------------------------------------------

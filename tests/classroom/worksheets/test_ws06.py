@@ -1,17 +1,9 @@
 """Worksheet 06, GPT-4 from tiktoken's ranks: its solution passes, and the project's wrong answers are caught.
 
-`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
-learners write them (not by mutating the solution mechanically). For each, the test
-asserts that it is caught (by the check cell, or by the grader's hidden cases), that
-the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
-checker's own recogniser, or of a hint keyed by what came back), and that the points
-the grader gives it (one seed, scored in this process as the grader scores) stay within
-the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
-the course's own code off limits, as in a worksheet.
-
-A learner's `GPT4Tokenizer` calls their own `recover_merges` on all of an encoding's
-ranks; here it calls the solution's, remembered per table of ranks (`recovered`), so
-that each wrong tokenizer is built in a second rather than in several.
+`wrong` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically); `corpus.Corpus` makes
+the tests that check each is caught, named and scored by the rule, and that the
+worksheet's solution passes.
 """
 
 import re
@@ -19,8 +11,10 @@ import re
 import pytest
 
 from bpe_course import checks
-from bpe_course.classroom.checking.verdicts import KINDS
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
+from bpe_course.classroom.checking.diagnosis import KINDS
+from bpe_course.classroom.worksheets import CHECKERS
+
+from .corpus import Corpus
 
 WORKSHEET = "06_gpt4_tokenizer"
 
@@ -47,32 +41,9 @@ def ns(solution):
     given["recover_merges"] = right
 
 
-@pytest.mark.parametrize("name", list(WORKSHEETS[WORKSHEET].points))
-def test_the_solution_passes_every_case(ns, name, passes_every_case):
-    passes_every_case(name, ns[CHECKERS[name].target])
-
-
-def test_the_solution_keeps_every_point_on_every_seed(ns, kept):
-    assert set(kept("gpt4_tokenizer", ns["GPT4Tokenizer"])) == {1.0}
-
-
 # -- the corpus of wrong answers -------------------------------------------------------------------
 
-WRONG = []
-
-
-def wrong(checker, says, breaks="wrong"):
-    """Add a learner's wrong answer (a function of the solution's names, and of `cell` if
-    it asks, that returns the answer) to the corpus: `says` is what its message must name,
-    `breaks` its cap."""
-    def add(factory):
-        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
-        return factory
-    return add
-
-
-def made(factory, ns, cell):
-    return factory(ns, cell) if factory.__code__.co_argcount == 2 else factory(ns)
+wrong = Corpus(WORKSHEET)
 
 
 def recoverer(below=lambda rank, max_rank: rank < max_rank, pair=lambda ranks, l, r: (
@@ -155,7 +126,8 @@ def recover_merges_deleting_what_it_has_done(ns, cell):
                 "    return merges\n")["recover_merges"]
 
 
-@wrong("recover_merges", [KINDS["hangs"], "never search through all the tokens"])
+@wrong("recover_merges", [KINDS["hangs"], "never search through all the tokens"],
+       fixtures=["monkeypatch_time_limit"])         # meets the timed case's limit
 def recover_merges_searching_every_token(ns):
     bpe_of = recoverer()
 
@@ -276,9 +248,6 @@ def tokenizer_whose_vocab_is_the_ranks_alone(ns):
     return GPT4Tokenizer
 
 
-SLOW = {"recover_merges_searching_every_token"}     # meets the timed case's limit
-
-
 @pytest.fixture
 def monkeypatch_time_limit(monkeypatch):
     """The timed case's limit cut to a second: a slow answer meets it in the test as it would
@@ -289,17 +258,7 @@ def monkeypatch_time_limit(monkeypatch):
     monkeypatch.setattr(timed[0], "time_limit", 1)
 
 
-@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
-def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
-        ns, cell, wrong_answer, name, factory, says, breaks, request):
-    if factory.__name__ in SLOW:
-        request.getfixturevalue("monkeypatch_time_limit")
-    wrong_answer(name, made(factory, ns, cell), says, breaks)
-
-
-def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
-    assert len(WRONG) >= 20
-    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
+globals().update(wrong.tests(every_seed=["gpt4_tokenizer"]))
 
 
 # -- messages in detail ---------------------------------------------------------------------------

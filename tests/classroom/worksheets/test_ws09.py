@@ -1,50 +1,26 @@
 """Worksheet 09, tokenization in practice: its solution passes, and the project's wrong answers are caught.
 
-`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
-learners write them (not by mutating the solution mechanically). For each, the test
-asserts that it is caught (by the check cell, or by the grader's hidden cases), that
-the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
-checker's own recogniser, or of a hint keyed by what came back), and that the points
-the grader gives it (one seed, scored in this process as the grader scores) stay within
-the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
-the course's own code off limits, as in a worksheet.
+`wrong` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically); `corpus.Corpus` makes
+the tests that check each is caught, named and scored by the rule, and that the
+worksheet's solution passes.
 """
 
 import re as stdlib_re
 
-import pytest
 import regex
 
 from bpe_course import GPT4_SPLIT_PATTERN, get_encoding
-from bpe_course.classroom.checking.verdicts import KINDS
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
+from bpe_course.classroom.checking.diagnosis import KINDS
+
+from .corpus import Corpus
 
 WORKSHEET = "09_tokenization_in_practice"
 
 
-@pytest.fixture(scope="module")
-def ns(solution):
-    """The names the worksheet's solution defines."""
-    return solution(WORKSHEET)
-
-
-@pytest.mark.parametrize("name", list(WORKSHEETS[WORKSHEET].points))
-def test_the_solution_passes_every_case(ns, name, passes_every_case):
-    passes_every_case(name, ns[CHECKERS[name].target])
-
-
 # -- the corpus of wrong answers -------------------------------------------------------------------
 
-WRONG = []
-
-
-def wrong(checker, says, breaks="wrong"):
-    """Add a learner's wrong answer (a function of the solution's names that returns the
-    answer) to the corpus: `says` is what its message must name, `breaks` its cap."""
-    def add(factory):
-        WRONG.append(pytest.param(checker, factory, says, breaks, id=factory.__name__))
-        return factory
-    return add
+wrong = Corpus(WORKSHEET)
 
 
 @wrong("tokens_per_byte", "tokens per character")
@@ -198,12 +174,15 @@ def glitch_candidates_by_substring(ns):
     return glitch_candidates
 
 
-@pytest.mark.parametrize("name, factory, says, breaks", WRONG)
-def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
-        ns, wrong_answer, name, factory, says, breaks):
-    wrong_answer(name, factory(ns), says, breaks)
+# -- answers that pass most visible cases: issue 33's learners wrote them ----------------------------
+
+@wrong("whitespace_pretokens", "regex` module's \\s")
+def whitespace_pretokens_with_regex_s(ns):
+    def whitespace_pretokens(text, pattern):
+        return sum(1 for chunk in regex.findall(pattern, text) if regex.fullmatch(r"\s+", chunk))
+    return whitespace_pretokens
 
 
-def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
-    assert len(WRONG) >= 20
-    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
+globals().update(wrong.tests())
+
+

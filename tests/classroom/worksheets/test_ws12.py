@@ -1,18 +1,9 @@
 """Worksheet 12, the subword family: its solution passes, and the project's wrong answers are caught.
 
-`WRONG` is the project's corpus of wrong answers for this worksheet, written the way
-learners write them (not by mutating the solution mechanically). For each, the test
-asserts that it is caught (by the check cell, or by the grader's hidden cases), that
-the message names the kind of mistake (`says`: the words of `verdicts.KINDS`, of the
-checker's own recogniser, or of a hint keyed by what came back), and that the points
-the grader gives it (one seed, scored in this process as the grader scores) stay within
-the cap of what it breaks (`breaks`, see `worksheets.common.BREAKS`). Checks run with
-the course's own code off limits, as in a worksheet.
-
-The references are held to the libraries too: `viterbi` to `sentencepiece` and the
-course's `SentencePieceUnigram`, `wordpiece` to `tokenizers`' WordPiece model and
-`bert_normalize` to its `BertNormalizer`, on every case the worksheet and the grader use;
-and the characters of the normalizer's cases to every Python's `unicodedata`.
+`wrong` is the project's corpus of wrong answers for this worksheet, written the way
+learners write them (not by mutating the solution mechanically); `corpus.Corpus` makes
+the tests that check each is caught, named and scored by the rule, and that the
+worksheet's solution passes.
 """
 
 import ast
@@ -20,47 +11,21 @@ import math
 import unicodedata
 from fractions import Fraction
 
-import pytest
 
 from bpe_course import checks, corpora
 from bpe_course.classroom.checking import references, runner
-from bpe_course.classroom.checking.verdicts import KINDS
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for, ws12
+from bpe_course.classroom.checking.diagnosis import KINDS
+from bpe_course.classroom.worksheets import CHECKERS, groups_for, ws12
+
+from .corpus import Corpus
 
 WORKSHEET = "12_subword_family"
 META = "\u2581"
 
 
-@pytest.fixture(scope="module")
-def ns(solution):
-    """The names the worksheet's solution defines."""
-    return solution(WORKSHEET)
-
-
-@pytest.mark.parametrize("name", list(WORKSHEETS[WORKSHEET].points))
-def test_the_solution_passes_every_case(ns, name, passes_every_case):
-    passes_every_case(name, ns[CHECKERS[name].target])
-
-
-@pytest.mark.parametrize("name", list(WORKSHEETS[WORKSHEET].points))
-def test_the_solution_keeps_every_point_on_every_seed(ns, name, kept):
-    assert set(kept(name, ns[CHECKERS[name].target])) == {1.0}
-
-
 # -- the corpus of wrong answers -------------------------------------------------------------------
 
-WRONG = []
-
-
-def wrong(checker, says, breaks="wrong", **options):
-    """Add a learner's wrong answer (a function of the solution's names that returns the
-    answer) to the corpus: `says` is what its message must name, `breaks` its cap;
-    `options` go to the `wrong_answer` fixture (a shorter `time_limit`, say)."""
-    def add(factory):
-        WRONG.append(pytest.param(checker, factory, says, breaks, options,
-                                  id=factory.__name__))
-        return factory
-    return add
+wrong = Corpus(WORKSHEET, per_exercise=7)
 
 
 # Exercise 1: viterbi
@@ -503,17 +468,25 @@ def normalize_stripping_cased_text(ns):
     return normalizer(strip_cased=True)
 
 
-@pytest.mark.parametrize("name, factory, says, breaks, options", WRONG)
-def test_a_wrong_answer_is_caught_named_and_keeps_what_the_rule_allows(
-        ns, wrong_answer, name, factory, says, breaks, options):
-    wrong_answer(name, factory(ns), says, breaks, **options)
+# -- a message that used to name another mistake ------------------------------------------------------
+
+@wrong("viterbi", "scores were multiplied, not added", not_says=["fewest pieces"])
+def viterbi_multiplying_the_scores(ns):
+    def viterbi(text, scores):
+        unknown = min(scores.values()) - 10
+        best = [1.0] + [None] * len(text)
+        start_of = [0] * (len(text) + 1)
+        for start in range(len(text)):
+            for end in range(start + 1, len(text) + 1):
+                score = scores.get(text[start:end], unknown if end == start + 1 else None)
+                if score is not None and best[start] is not None and (
+                        best[end] is None or best[start] * score > best[end]):
+                    best[end], start_of[end] = best[start] * score, start
+        return backtrack(text, start_of), best[len(text)]
+    return viterbi
 
 
-def test_the_corpus_has_at_least_20_wrong_answers_covering_every_exercise():
-    assert len(WRONG) >= 20
-    assert {p.values[0] for p in WRONG} == set(WORKSHEETS[WORKSHEET].points)
-    for exercise in WORKSHEETS[WORKSHEET].points:
-        assert sum(p.values[0] == exercise for p in WRONG) >= 7
+globals().update(wrong.tests(every_seed=wrong.exercises))
 
 
 # -- the references against the libraries, on every case ------------------------------------------

@@ -104,6 +104,16 @@ def test_words_of_two_letters_merge_as_in_the_naive_loop(words, merges):
     assert train_bpe(text, 256 + merges)[1] == naive_merges(text, 256 + merges)
 
 
+@settings(max_examples=100, deadline=None)
+@given(words=st.lists(st.text("abc", min_size=1, max_size=40), min_size=1, max_size=12),
+       merges=st.integers(1, 40))
+def test_long_words_that_hold_a_pair_many_times_merge_as_in_the_naive_loop(words, merges):
+    # merge_pair cuts such a word at every occurrence and looks only at the tokens next
+    # to the cuts: pieces between them of any length, empty ones ("abab") included.
+    text = " ".join(words)
+    assert train_bpe(text, 256 + merges)[1] == naive_merges(text, 256 + merges)
+
+
 def test_lone_surrogates_are_replaced_as_in_the_naive_loop():
     text = "ab\ud800ab \udfffab"
     assert train_bpe(text, 270)[1] == regex_tokenizer_merges(text, 270)
