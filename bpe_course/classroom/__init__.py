@@ -10,8 +10,9 @@ what a maintainer does:
   use and the hidden cases the grader draws. Add or change an exercise here.
 - `checking/`: running a learner's code on those cases and saying what was
   wrong (`checks`, one checker per thing a learner writes, as
-  `from bpe_course import checks`), the reference answers, and the lock that
-  keeps the course's own code out of answers (`offlimits`).
+  `from bpe_course import checks`), the reference answers, and the rules read
+  from the learner's source that keep the course's own code out of answers
+  (`source_rules`).
 - `grading/`: `python -m bpe_course grade`, which finds each submitted
   worksheet, runs it in a bubblewrap sandbox (or, told so, the container the
   grader runs in), scores it on hidden cases and writes the report.

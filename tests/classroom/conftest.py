@@ -19,7 +19,6 @@
   what it breaks (tests/classroom/worksheets/corpus.py builds a worksheet's tests on it)
 """
 
-import contextlib
 import functools
 import itertools
 import json
@@ -98,11 +97,11 @@ def cell():
 
 @pytest.fixture
 def unlocked(monkeypatch):
-    """The lock that makes the course's code off limits in answers, lifted: for wrong answers
-    built by bending the course's right one (a reference, a story function), to show that
-    each mistake gets its own message; the lock would stop them before their mistake."""
-    from bpe_course.classroom.checking import offlimits
-    monkeypatch.setattr(offlimits, "locked", lambda *a, **k: contextlib.nullcontext())
+    """The rules read from the source (`source_rules`) not applied: for wrong answers built
+    by bending the course's right one (a reference, a story function), to show that each
+    mistake gets its own message; the rule would stop them before their mistake."""
+    from bpe_course.classroom.checking import source_rules
+    monkeypatch.setattr(source_rules, "in_kernel", lambda exercise, target: ([], "cell {}"))
 
 
 @pytest.fixture(scope="session")
@@ -112,13 +111,14 @@ def graded():
 
     Every group the grader would send on that seed (the worksheet's, the fixed hidden ones
     and those drawn from the seed) runs on `target` the way the grader's probe runs it (the
-    lock, the inputs and answers through JSON, one setup shared by groups), and
+    inputs and answers through JSON, one setup shared by groups), and
     `grading.scoring.score_exercise` scores the answers: visible cases a fifth, hidden ones
-    the rest, each side weighted by the cases' weights, capped by what failed cases break.
+    the rest, each side weighted by the cases' weights, capped by what failed cases break
+    and by the rules `target`'s source breaks (`source_rules`, as a check cell reads them).
     The speed case's naive time is measured once per session.
     """
-    from bpe_course.classroom.checking import offlimits, runner
-    from bpe_course.classroom.checking.checks import CHECKING, naive_seconds, shipped
+    from bpe_course.classroom.checking import runner, source_rules
+    from bpe_course.classroom.checking.checks import naive_seconds, shipped
     from bpe_course.classroom.checking.verdicts import source_of
     from bpe_course.classroom.grading import scoring
     from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
@@ -131,26 +131,25 @@ def graded():
     def grade(name, target, seed=1, time_limit=30.0):
         checker = CHECKERS[name]
         points = next(s.points[name] for s in WORKSHEETS.values() if name in s.points)
-        allowed, denied = checker.off_limits()
         entry = {"describe": runner.describe(target, checker.own), "answers": []}
         setups, slow = {}, False
-        groups = groups_for(checker, seed)     # drawn outside the lock, as the grader does
+        groups = groups_for(checker, seed)
         timings = [[k for k, case in enumerate(g.cases) if scoring.timed(case)] for g in groups]
-        with offlimits.locked([*allowed, *CHECKING], denied):   # lifted by `unlocked`
-            for group, timed in zip(groups, timings):
-                plain = dict(shipped(group), env={k: runner.from_plain(through_json(v))
-                                                  for k, v in group.env.items()})
-                answers = [through_json(answer) for answer, _ in runner.run_group(
-                    checker.target, target, plain, time_limit,
-                    extra={"naive_seconds": naive}, setups=setups)]
-                # The speed case: timed here, in the test's own process (the grader times
-                # it from outside the learner's reach); failing it makes the answer slow.
-                slow |= any(not isinstance(answers[k], (int, float))
-                            or answers[k] < group.cases[k].expected for k in timed)
-                entry["answers"].append([a for k, a in enumerate(answers) if k not in timed])
+        for group, timed in zip(groups, timings):
+            plain = dict(shipped(group), env={k: runner.from_plain(through_json(v))
+                                              for k, v in group.env.items()})
+            answers = [through_json(answer) for answer, _ in runner.run_group(
+                checker.target, target, plain, time_limit,
+                extra={"naive_seconds": naive}, setups=setups)]
+            # The speed case: timed here, in the test's own process (the grader times
+            # it from outside the learner's reach); failing it makes the answer slow.
+            slow |= any(not isinstance(answers[k], (int, float))
+                        or answers[k] < group.cases[k].expected for k in timed)
+            entry["answers"].append([a for k, a in enumerate(answers) if k not in timed])
         source, _ = source_of(target)
-        return scoring.score_exercise(name, points, entry, "", seed,
-                                      source=[source] if source else None, slow=slow)
+        result = scoring.score_exercise(name, points, entry, "", seed,
+                                        source=[source] if source else None, slow=slow)
+        return source_rules.enforce(result, source_rules.in_kernel(name, target)[0])
     return grade
 
 

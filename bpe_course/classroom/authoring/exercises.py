@@ -9,7 +9,10 @@ does to such cells (a test runs the real nbgrader to prove it):
   indented like its BEGIN line (in markdown: `YOUR ANSWER HERE`);
 - outputs and execution counts are cleared;
 
-and one thing nbgrader does not: the Colab badge points at the exercise.
+and two things nbgrader does not: the Colab badge points at the exercise, and
+the notebook's metadata records the course release it came from
+(`release_metadata`), so that the grader can tell a worksheet of an earlier
+release (see `grading.moved_modules`).
 
     python -m bpe_course exercises            # (re)write exercises/
     python -m bpe_course exercises --check    # exit 1 if exercises/ is stale
@@ -115,9 +118,29 @@ def problems(nb, name: str) -> list[str]:
     return found
 
 
-def make_exercise(nb, relpath: str):
+def release(root: Path | None = None) -> str:
+    """The course's release: pyproject.toml's version (the one version number), else the
+    installed package's."""
+    from ... import __version__
+    pyproject = (root or default_root()) / "pyproject.toml"
+    if pyproject.is_file():
+        found = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"),
+                          re.MULTILINE)
+        if found:
+            return found.group(1)
+    return __version__
+
+
+def release_metadata(name: str, root: Path | None = None) -> dict:
+    """What a worksheet's notebook metadata records under "bpe_course": the worksheet and
+    the course release it was generated from."""
+    return {"worksheet": name, "release": release(root)}
+
+
+def make_exercise(nb, relpath: str, root: Path | None = None):
     """The exercise version of a solution worksheet (`relpath`: where it will live)."""
     nb = copy.deepcopy(nb)
+    nb.metadata["bpe_course"] = release_metadata(Path(relpath).stem, root)
     for cell in nb.cells:
         if nbgrader_meta(cell).get("solution"):
             cell.source = clear_solutions(cell.source, cell.cell_type)
@@ -153,7 +176,7 @@ def generate(root: Path, check: bool = False) -> list[str]:
     for path, nb in notebooks.items():
         relpath = f"exercises/{path.name}"
         target = root / relpath
-        text = text_of(make_exercise(nb, relpath))
+        text = text_of(make_exercise(nb, relpath, root))
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             changed.append(f"{relpath} {'is stale' if check else 'written'}")
             if not check:

@@ -7,9 +7,9 @@
 - `runner`: runs a case on the learner's object, with a time limit, and turns
   what happens into data; `plain` carries answers as JSON and back
 - `references`: the right answers where the story has no function for them
-- `offlimits`: the lock that keeps the course's own code out of answers
+- `source_rules`: the worksheets' rules (write it yourself, by hand, nothing hidden)
+  read from the learner's source, by the grader and by the check cells
 
-`runner`, `plain` and `offlimits` use the standard library only: the grader's
-driver runs them inside the sandbox (`grading.inside_sandbox`) before any of
-the learner's code.
+`runner` and `plain` use the standard library only: the grader's driver runs
+them inside the sandbox (`grading.inside_sandbox`).
 """

@@ -13,9 +13,11 @@ the end; `NotImplementedError` means "not attempted yet". What the learner's
 code prints (to stdout or stderr) is captured and shown with a failure, so a
 correct answer that warns still passes in nbgrader.
 
-While the learner's code runs, the course's own code is off limits
-(`offlimits`), as in the grader: an answer that calls the course's version
-of the exercise fails with a message saying so.
+The worksheet's rules are read from the learner's source, as in the grader
+(`source_rules`: the cells the kernel ran, and the answer's own source): an
+answer that calls the course's version of the exercise, is not "by hand"
+where the worksheet asks for that, or hides what it calls fails with a
+message naming the call and its line.
 
 Called without an argument (as the worksheets' check cells do, `checks.merge()`),
 a checker finds the learner's function or class by its name in the notebook, so a
@@ -37,7 +39,7 @@ from __future__ import annotations
 import sys
 
 from ..worksheets import CHECKERS, COMPUTE, Checker, Group
-from . import offlimits, runner
+from . import runner, source_rules
 from .runner import Raised
 from .verdicts import (Verdict, attempt, failure_message, judge, misuse, normal,  # noqa: F401
                        source_of)
@@ -110,12 +112,13 @@ def check(name: str, target=FIND, hidden: bool = False, time_limit: float = 30.0
     groups = [(i, g) for i, g in enumerate(checker.groups()) if hidden or not g.hidden]
     total = sum(len(g.cases) for i, g in groups)
     wanted = {index: expected_answers(checker, index, group) for index, group in groups}
-    allowed, denied = checker.off_limits()
-    with offlimits.locked([*allowed, *CHECKING], denied):
-        outcome = _run_cases(checker, target, groups, wanted, total, time_limit)
+    broken, cells = source_rules.in_kernel(name, target)
+    if broken:
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        return Verdict(False, 0, f"❌ {name}: {broken[0].text(cells)}{more}")
+    outcome = _run_cases(checker, target, groups, wanted, total, time_limit)
     if isinstance(outcome, Verdict):
         return outcome
-    # The message is written once the lock is lifted: naming a mistake may use the course.
     number, group, case, expected, got, problem, printed = outcome
     source, line = source_of(target)
     return Verdict(False, number, failure_message(
@@ -123,22 +126,10 @@ def check(name: str, target=FIND, hidden: bool = False, time_limit: float = 30.0
         expected=expected))
 
 
-# The classroom's own machinery keeps working while a check runs (it never gives answers).
-CHECKING = ("bpe_course.classroom.checking.checks", "bpe_course.classroom.checking.verdicts",
-            "bpe_course.classroom.checking.judgement", "bpe_course.classroom.checking.diagnosis",
-            "bpe_course.classroom.checking.location", "bpe_course.classroom.checking.reproduction",
-            "bpe_course.classroom.worksheets")
-
-
 def naive_seconds(text: str, vocab_size: int) -> float:
-    """The course's naive trainer's time on `text` (for the speed case), measured unlocked."""
+    """The course's naive trainer's time on `text` (for the speed case)."""
     from ...regex_tokenizer import RegexTokenizer
-    state = offlimits.current()
-    offlimits.apply(None)
-    try:
-        return runner.seconds(lambda: RegexTokenizer().train(text, vocab_size))
-    finally:
-        offlimits.apply(*state) if state else None
+    return runner.seconds(lambda: RegexTokenizer().train(text, vocab_size))
 
 
 def _run_cases(checker: Checker, target, groups, wanted, total, time_limit):

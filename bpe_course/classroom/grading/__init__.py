@@ -5,8 +5,8 @@ Outside the sandbox, in the grader's process:
 - `command`: the command line, the run over a class, one notebook's result
 - `submissions`: the notebooks under a folder, read safely (regular files the folder
   holds, within a size cap) and identified as worksheets
-- `run_notebook`: one notebook run for the grader: the job it is given (exercises in
-  levels of helpers), its answers read back, the separate speed check
+- `run_notebook`: one notebook run for the grader: the job it is given, its answers
+  read back, the separate speed check
 - `bubblewrap`: the sandbox's command line (bubblewrap), and whether it works here
 - `container`: the container the grader runs in as the sandbox, where bubblewrap cannot
   work (`--sandbox container`, only in a container): users of its own, limits, no
@@ -21,5 +21,6 @@ Outside the sandbox, in the grader's process:
 
 Inside the sandbox: `inside_sandbox`, a trusted driver that never runs the learner's
 code; `learner_process`, the process it forks, which runs the notebook's cells and then
-every case; and `sandbox_shims/`, what `import tiktoken` finds there.
+every case; `moved_modules`, the old names of modules a later release moved; and
+`sandbox_shims/`, what `import tiktoken` finds there.
 """

@@ -7,9 +7,10 @@ grader knows. `command` builds a `bwrap` command line that gives it
 - a read-only view of the system's programs and libraries, of Python and
   its installed packages, and a private copy of the `bpe_course` package
   alone (at `/opt/course`, never the repository around it, so no
-  `solutions/`), whose sources the driver deletes once it has imported them
-  (its data, the texts and model files the course reads, is the installed
-  one, read-only);
+  `solutions/`), read-only, in which the worksheet's answers (the course's own
+  solutions of its exercises, and the grader's references) are stubs that
+  raise ImportError (`strip_answers`); its data, the texts and model files the
+  course reads, is the installed one;
 - its own scratch folder (`/home/learner`, a folder on the grader's disk,
   whose size the grader watches, see `watch`), and a fresh `/tmp` and
   `/dev/shm`, each a tmpfs of at most `TMPFS` bytes whose pages the kernel
@@ -49,6 +50,7 @@ create namespaces, `python -m bpe_course grade` refuses to grade unless told
 
 from __future__ import annotations
 
+import ast
 import functools
 import glob
 import importlib.util
@@ -84,6 +86,17 @@ BOOT = ("import sys; sys.path[:0] = [{path!r}]; "
 # paths) stays out of the sandbox, where bwrap's process is visible as /proc/1.
 BWRAP_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 TMPFS = 2**30                       # bytes of each of the sandbox's /tmp and /dev/shm
+
+
+def interpreter() -> str:
+    """This Python's path as the sandbox can exec it: its folder with every `..` and link
+    resolved (bwrap execs the path inside the sandbox, where the folders a `..` climbs out
+    of are not mounted: `../venv/bin/python -m bpe_course grade` would fail to start every
+    notebook), its own name kept (a virtual environment's `python` is a link to the base
+    interpreter, which finds the environment from the path it was started by)."""
+    executable = os.path.abspath(sys.executable)
+    return os.path.join(os.path.realpath(os.path.dirname(executable)),
+                        os.path.basename(executable))
 
 
 def package_dir() -> Path:
@@ -145,14 +158,77 @@ def _ro(path: str | Path, inside: str | Path | None = None) -> list[str]:
 
 
 def copy_package(target: Path) -> Path:
-    """A private copy of the package's sources for one sandbox: the driver deletes them
-    once it has imported everything, so the notebook cannot load a fresh, unlocked copy.
-    Its `data` folder (texts and model files, no code) is left empty: `command` binds the
+    """A private copy of the package's sources for one sandbox (see `strip_answers`). Its
+    `data` folder (texts and model files, no code) is left empty: `command` binds the
     installed one there, read-only, so that no notebook can change what the course reads."""
     shutil.copytree(package_dir(), target, ignore=lambda folder, names: [
         n for n in names if n == "__pycache__" or (Path(folder) == package_dir() and n == "data")])
     (target / "data").mkdir()
     return target
+
+
+def _module_file(package: Path, parts: list[str]) -> tuple[Path, list[str]] | None:
+    """(the file of the longest module named by `parts`, the names inside it)."""
+    for k in range(len(parts), 1, -1):
+        folder = package.joinpath(*parts[1:k])
+        for candidate in (folder.with_suffix(".py"), folder / "__init__.py"):
+            if candidate.is_file():
+                return candidate, parts[k:]
+    return None
+
+
+def _stub(node, qualified: str, why: str, method: bool) -> list[str]:
+    """The lines that replace a function, method or class of the course's answers."""
+    message = f"{qualified} is not in the course while {why}"
+    if isinstance(node, ast.ClassDef):
+        return [f"class {node.name}:", "    def __new__(cls, *args, **kwargs):",
+                f"        raise ImportError({message!r})"]
+    return [f"def {node.name}({'self, ' if method else ''}*args, **kwargs):",
+            f"    raise ImportError({message!r})"]
+
+
+def strip_answers(package: Path, answers, why: str) -> None:
+    """Replace, in the copy `package`, each of `answers` (dotted names: a module, whose
+    functions and classes all go, a function, a class, or a method) with a stub that
+    raises ImportError saying `why` ("worksheet 07 is graded: it is an answer you write
+    yourself"). So the course's own solution of an exercise is not in the sandbox at all:
+    no wrapper, closure, `__wrapped__` or `gc` walk can reach it, while every import, and
+    every helper that does not use it, keeps working."""
+    edits: dict[Path, dict[tuple[int, int], list[str]]] = {}
+    for name in answers:
+        found = _module_file(package, name.split("."))
+        if found is None:
+            raise ValueError(f"no module of the course holds {name}: fix the worksheet's "
+                             f"answers")
+        path, inside = found
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        body, prefix, method = tree.body, name[:len(name) - len(".".join(inside))].rstrip("."), False
+        nodes = [n for n in body if isinstance(n, (ast.FunctionDef, ast.ClassDef))] \
+            if not inside else []
+        if inside:
+            owner = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                          and n.name == inside[0]), None)
+            if owner is not None and len(inside) == 2 and isinstance(owner, ast.ClassDef):
+                nodes = [n for n in owner.body if isinstance(n, ast.FunctionDef)
+                         and n.name == inside[1]]
+                prefix, method = f"{prefix}.{inside[0]}", True
+            elif owner is not None and len(inside) == 1:
+                nodes = [owner]
+            if not nodes:
+                raise ValueError(f"{path.name} has no {'.'.join(inside)}: fix the "
+                                 f"worksheet's answers")
+        for node in nodes:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            indent = " " * node.col_offset
+            lines = [indent + line for line in _stub(node, f"{prefix}.{node.name}", why, method)]
+            edits.setdefault(path, {})[(first, node.end_lineno)] = lines
+    for path, spans in edits.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        outer = [span for span in spans if not any(
+            o != span and o[0] <= span[0] and span[1] <= o[1] for o in spans)]
+        for first, last in sorted(outer, reverse=True):
+            lines[first - 1:last] = spans[(first, last)]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def as_root() -> bool:
@@ -169,7 +245,7 @@ def command(job_dir: Path | None, scratch: Path, temp: Path | None = None, user:
             package: Path | None = None, job_file: str | None = None) -> list[str]:
     """The bwrap command line that runs `inside_sandbox.main` on `job_file` (a path inside,
     such as `/proc/self/fd/N` for a descriptor it inherits) or `job_dir/job.json`, with
-    `package` (a copy of the package, see `copy_package`) as its `bpe_course`, and fresh
+    `package` (a copy of the package, see `copy_package`) as its `bpe_course`, read-only, and fresh
     tmpfs mounts of at most `TMPFS` bytes each as its `/tmp` and `/dev/shm` (their pages
     are charged to the sandbox's cgroup, see `kernel_limits`, and bounded by their size
     where there is none). Start it with `env=BWRAP_ENV`."""
@@ -200,7 +276,7 @@ def command(job_dir: Path | None, scratch: Path, temp: Path | None = None, user:
     if any(package_dir().is_relative_to(root) for root in roots):   # an installed package
         args += ["--tmpfs", str(package_dir())]
         in_memory.append(str(package_dir()))
-    inner = (["--bind", str(package), f"{COURSE}/bpe_course",
+    inner = ([*_ro(package, f"{COURSE}/bpe_course"),
               *_ro(package_dir() / "data", f"{COURSE}/bpe_course/data")] if package is not None
              else _ro(package_dir(), f"{COURSE}/bpe_course"))
     args += [*_parents(COURSE), "--perms", "0755", "--tmpfs", COURSE, *inner,
@@ -217,11 +293,11 @@ def command(job_dir: Path | None, scratch: Path, temp: Path | None = None, user:
         args += ["--remount-ro", path]
     args += ["--chdir", HOME,
              "--clearenv", "--setenv", "HOME", HOME, "--setenv", "TMPDIR", "/tmp",
-             "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+             "--setenv", "PATH", f"{Path(interpreter()).parent}:/usr/local/bin:/usr/bin:/bin",
              "--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "Agg",
              "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
              "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONHASHSEED", "0",
-             sys.executable, "-I", "-c", BOOT.format(path=COURSE), job_file or f"{JOB}/job.json"]
+             interpreter(), "-I", "-c", BOOT.format(path=COURSE), job_file or f"{JOB}/job.json"]
     return args
 
 

@@ -11,9 +11,8 @@ notebook is graded on its own, `--jobs` at a time:
 2. Its code cells run, check cells left out, in a sandbox (`bubblewrap`; or,
    inside a container where bubblewrap cannot work, the container itself,
    only when told `--sandbox container`: `container`) that sees only its own
-   scratch folder and the installed course, with the
-   course's code off limits (`checking.offlimits`) except the helpers its
-   exercises allow, handed out level by level. Then every case runs on the
+   scratch folder and a copy of the installed course without the worksheet's
+   answers (`bubblewrap.strip_answers`). Then every case runs on the
    learner's functions and classes, each exercise in a process of its own,
    including hidden cases drawn afresh from the run's seed (recorded in the
    report), and the raw answers come back as data (`run_notebook` outside,
@@ -22,7 +21,10 @@ notebook is graded on its own, `--jobs` at a time:
 3. The grader validates those answers and compares them, in its own process,
    with answers it computes from the course's code (`scoring`). An exercise
    scores its points times the share of cases passed, the worksheet's visible
-   cases counting for a fifth and the hidden ones for the rest.
+   cases counting for a fifth and the hidden ones for the rest. The
+   worksheet's rules (write it yourself, UTF-8 by hand, nothing hidden) are
+   read from the notebook's source (`checking.source_rules`), and a broken
+   rule caps the exercise as the cap table says.
 
 The report (`report`) is written atomically after every notebook, with a
 CSV beside it; `--resume` skips notebooks already in it with the same
@@ -46,10 +48,12 @@ import sys
 import time
 from pathlib import Path
 
+from ... import __version__
 from ...training.counting import cores
+from ..checking import source_rules
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, class_mistakes, container, report
-from .run_notebook import SANDBOXES, run_notebook
+from .run_notebook import SANDBOXES, code_cells, run_notebook
 from .scoring import RULE, expected, learner_source, score_exercise
 from .submissions import (MAX_SIZE, Found, Notebook, Refused, count_links, find_notebooks,
                           identify, parse_bytes, read_submission)
@@ -84,8 +88,11 @@ def grade_notebook(found: Found, options, links: dict, worksheet: str | None = N
             result["error"] = error or ("not a course worksheet: it defines none of the "
                                         "worksheets' functions or classes")
             return result
-        answers, speed = {}, None
+        answers, speed, rules = {}, None, {}
         if nb is not None:
+            error = refuse_release(nb)
+        if nb is not None and error is None:
+            rules = source_rules.breaches(code_cells(nb), WORKSHEETS[name])
             error, answers, speed = run_notebook(
                 nb, name, options.seed, options.cell_timeout, options.timeout,
                 options.case_timeout, use_sandbox=options.sandbox)
@@ -94,11 +101,11 @@ def grade_notebook(found: Found, options, links: dict, worksheet: str | None = N
             if missing and not error:
                 error = f"the grading did not finish: no answers for {', '.join(missing)}"
         for exercise, points in WORKSHEETS[name].points.items():
-            result["exercises"].append(score_exercise(
+            result["exercises"].append(source_rules.enforce(score_exercise(
                 exercise, points, answers.get(exercise), error or "the grading did not finish",
                 options.seed, source=learner_source(nb) if nb is not None else None,
                 slow=bool(speed and speed["exercise"] == exercise and speed.get("timed")
-                          and not speed["passed"])))
+                          and not speed["passed"])), rules.get(exercise, [])))
         if speed is not None:
             result["speed"] = speed
         result["error"] = error
@@ -107,6 +114,31 @@ def grade_notebook(found: Found, options, links: dict, worksheet: str | None = N
     result["score"] = round(sum(e["score"] for e in result["exercises"]), 2)
     result["max_score"] = sum(e["max_score"] for e in result["exercises"])
     return result
+
+
+def refuse_release(nb) -> str | None:
+    """Why a worksheet from another release of the course cannot be graded as written (it
+    imports a course module this release has under no name), in one line, or None. A
+    module a later release only moved is graded as written (`moved_modules`)."""
+    missing = source_rules.missing_course_modules(code_cells(nb))
+    if not missing:
+        return None
+    release = release_of(nb) or "an earlier release"
+    return (f"written for bpe-course {release}, which had {', '.join(missing)}; this "
+            f"release ({__version__}) has not: regrade it with that release installed "
+            f"(pip install 'bpe-course=={release}', then python -m bpe_course grade PATH)"
+            if release_of(nb) else
+            f"written for an earlier release of bpe-course, which had {', '.join(missing)}; "
+            f"this release ({__version__}) has not: regrade it with the release it came from "
+            f"installed (pip install 'bpe-course==VERSION', then python -m bpe_course grade PATH)")
+
+
+def release_of(nb) -> str | None:
+    """The course release a worksheet came from, as its generator recorded it, or None."""
+    recorded = getattr(nb, "metadata", {}).get("bpe_course")
+    release = recorded.get("release") if isinstance(recorded, dict) else None
+    return release if isinstance(release, str) and len(release) < 40 and all(
+        c.isalnum() or c in ".+-_" for c in release) else None
 
 
 def choose_sandbox(sandbox: str) -> tuple[bool, str]:

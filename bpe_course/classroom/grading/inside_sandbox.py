@@ -3,28 +3,24 @@
 `python -m bpe_course grade` starts this module, alone, in a fresh Python
 process inside the sandbox (see `bubblewrap`), with a job file written by the
 grader (see `run_notebook`): the notebook's code cells (check cells already
-left out), the cases to run in *levels* (exercises that may use the same
-course helpers, each level's helpers including the last's), and, for a
-worksheet with a speed requirement, what to time. Two processes do the work:
+left out), the cases of each exercise, and, for a worksheet with a speed
+requirement, what to time. Two processes do the work:
 
-- the *driver* (`main`, then `Driver`) imports everything, the whole course
-  included, before any of the learner's code exists, and then never runs any:
-  it forks the learner's process and becomes a user of its own (as root) and
-  undumpable, so that the learner's process can neither read its memory or
-  descriptors nor trace it; it alone holds the original code of the course
-  and the pipe to the grader (the job's "report_fd"), and it holds the clock:
-  it times the course's naive trainer itself, and the learner's trainer from
-  outside that process (`Driver.time_round`);
-- the *learner's process* (`learner_process.learner`) locks the course's
-  code to the first level's helpers, seals the lock, runs the cells, then
-  probes each exercise in a forked child and sends the answers to the
-  driver. Only then does it ask for the next level's helpers, which the
-  driver sends as code (`offlimits.codes`).
+- the *driver* (`main`, then `Driver`) imports what it needs before any of
+  the learner's code exists, and then never runs any: it forks the learner's
+  process and becomes a user of its own (as root) and undumpable, so that the
+  learner's process can neither read its memory or descriptors nor trace it;
+  it alone holds the pipe to the grader (the job's "report_fd"), and it holds
+  the clock: it times the course's naive trainer itself, and the learner's
+  trainer from outside that process (`Driver.time_round`);
+- the *learner's process* (`learner_process.learner`) runs the cells, then
+  probes each exercise in a forked child and sends the answers to the driver.
 
-The driver stamps everything it forwards with the level in force when it
-arrived, so the grader can tell answers given before more helpers were live
-from answers given after. The grader trusts none of the learner's data: it
-validates it and compares it with its own, outside the sandbox.
+Nothing here enforces the worksheets' rules: the grader reads them from the
+notebook's source (`checking.source_rules`), and the course's own solutions
+are not in the sandbox's copy of the course (`bubblewrap.strip_answers`). The
+grader trusts none of the learner's data: it validates it and compares it
+with its own, outside the sandbox.
 """
 
 from __future__ import annotations
@@ -38,7 +34,6 @@ import select
 import sys
 import time
 
-from ..checking import offlimits
 from .learner_process import learner, limit, send_block, write_all
 
 MAX_LINE = 64 * 2**20           # bytes of one message of the learner's the driver forwards
@@ -69,24 +64,6 @@ def become(uid: int) -> None:
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
-
-
-def forget_sources(folder: str | None) -> None:
-    """Delete the sandbox's private copy of the course's sources (everything is imported by
-    now): the notebook cannot import, reload or read a fresh, unlocked copy of them."""
-    if not folder:
-        return
-    data = os.path.join(folder, "data")     # texts and model files: read on use, no code
-    for root, dirs, files in os.walk(folder, topdown=False):
-        if root == data or root.startswith(data + os.sep):
-            continue
-        for name in files:
-            os.unlink(os.path.join(root, name))
-        for name in dirs:
-            if os.path.join(root, name) != data:
-                os.rmdir(os.path.join(root, name))
-
-
 
 
 class Lines:
@@ -175,20 +152,19 @@ def own_cpu() -> float:
 
 
 class Driver:
-    """The driver's side: forwards the learner's messages to the grader, stamped with the
-    level in force, hands out each level's helpers in order, and times the speed check."""
+    """The driver's side: forwards the learner's messages to the grader and times the
+    speed check."""
 
     def __init__(self, job: dict, to_grader: int, lines: Lines, to_learner: int):
         self.job, self.to_grader, self.lines, self.to_learner = job, to_grader, lines, to_learner
-        self.level = 0
         self.speed = job.get("speed")
         self.rounds: list = []
         self.baseline = None
-        self.cases: list | None = None        # each level's exercises with their cases
+        self.cases: list | None = None        # each exercise with its cases
         self.cases_given = False                # a case, or the cells' errors, sent
 
     def forward(self, kind: str, payload: bytes = b"", **fields) -> None:
-        header = json.dumps({"kind": kind, "level": self.level, "size": len(payload), **fields})
+        header = json.dumps({"kind": kind, "size": len(payload), **fields})
         write_all(self.to_grader, header.encode() + b"\n" + payload)
 
     def prepare_speed(self) -> None:
@@ -216,19 +192,6 @@ class Driver:
         self.baseline = threading.Thread(target=time_naive, daemon=True)
         self.baseline.start()
 
-    def next_level(self) -> None:
-        levels = self.job["levels"]
-        if self.level + 1 >= len(levels):
-            send_block(self.to_learner, b"")
-            return
-        before = offlimits.unlocked(levels[self.level]["allowed"], levels[self.level]["denied"])
-        self.level += 1
-        now = offlimits.unlocked(levels[self.level]["allowed"], levels[self.level]["denied"])
-        if not before <= now:                   # never less locked than a level before
-            send_block(self.to_learner, b"")
-            return
-        send_block(self.to_learner, offlimits.codes(now - before))
-
     def time_round(self) -> None:
         """One round of the speed check: reveal a text the learner's process has never seen,
         and time, with this process's clocks, until its trainer's answer comes back: the
@@ -238,8 +201,7 @@ class Driver:
         Without one, `cpu_used` over the processes alive, and the wall time when a process
         or thread started or ended meanwhile (which that count could miss)."""
         speed = self.speed
-        if (not speed or not self.rounds or self.level > speed["level"]
-                or speed.get("abandoned")):
+        if not speed or not self.rounds or speed.get("abandoned"):
             send_block(self.to_learner, b"")
             return
         self.baseline.join()
@@ -277,27 +239,24 @@ class Driver:
                      cpu=cpu, limit=allowed)
 
     def send_cases(self, payload: bytes) -> None:
-        """The cases of one exercise of a level now in force, which the learner's process
-        asks for when it probes that exercise (`run_notebook.run_job`: until then they are
-        in no memory it can read); an empty block for any other."""
+        """The cases of one exercise, which the learner's process asks for when it probes
+        that exercise (`run_notebook.run_job`: until then they are in no memory it can read);
+        an empty block for any other."""
         try:
             wanted = json.loads(payload)
         except ValueError:
             wanted = None
         self.cases_given = True
-        for level in (self.cases or [])[:self.level + 1]:
-            for exercise in level:
-                if exercise["id"] == wanted:
-                    send_block(self.to_learner, json.dumps(exercise["groups"]).encode())
-                    return
+        for exercise in self.cases or []:
+            if exercise["id"] == wanted:
+                send_block(self.to_learner, json.dumps(exercise["groups"]).encode())
+                return
         send_block(self.to_learner, b"")
 
     def handle(self, line: bytes) -> bool:
         """Act on one line from the learner's process; False once it says it is done."""
         kind, _, payload = line.partition(b" ")
-        if kind == b"next":
-            self.next_level()
-        elif kind == b"cases":
+        if kind == b"cases":
             self.send_cases(payload)
         elif kind == b"speed":
             self.time_round()
@@ -327,7 +286,7 @@ class Driver:
                     return
             except Exception as e:
                 self.forward("failed", f"{type(e).__name__}: {e}"[:200].encode())
-                if line.split(b" ", 1)[0] in (b"next", b"speed", b"cases"):
+                if line.split(b" ", 1)[0] in (b"speed", b"cases"):
                     send_block(self.to_learner, b"")
 
 
@@ -342,8 +301,6 @@ def main(job_file: str) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     from IPython.core.interactiveshell import InteractiveShell  # noqa: F401 (imported now)
-    offlimits.register()
-    forget_sources(job.get("forget_sources"))
     undumpable()
     private_keyring()
     to_driver_r, to_driver_w = os.pipe()

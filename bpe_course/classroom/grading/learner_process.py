@@ -2,16 +2,16 @@
 
 The grader's driver (`inside_sandbox`) forks this process before any of the
 learner's code exists and keeps what the learner's code must not reach (the
-course's original code, the pipe to the grader, the clock). Here, `learner`
-locks the course's code to the first level's helpers and seals the lock, runs
-the cells in an IPython shell, as a kernel would, each with a time limit (an
-interrupt, as Jupyter's stop button; their output discarded), then probes each
-exercise in a forked child (`probe_one`, `in_child`: a crash, `os._exit` or an
+pipe to the grader, the clock). Here, `learner` lets modules that a later
+release of the course moved be imported under their old names (a worksheet
+from an earlier release runs as written, see `moved_modules`), runs the cells
+in an IPython shell, as a kernel would, each with a time limit (an interrupt,
+as Jupyter's stop button; their output discarded), then probes each exercise
+in a forked child (`probe_one`, `in_child`: a crash, `os._exit` or an
 interrupt in one exercise costs that exercise alone) and sends its answers to
-the driver, one line each (`send`). Only then does it ask for the next level's
-helpers, which the driver sends as code (`offlimits.install`). For a worksheet
-with a speed requirement it answers the driver's timing texts with the learner's
-trainer (`speed_rounds`); the driver holds the clock.
+the driver, one line each (`send`). For a worksheet with a speed requirement
+it answers the driver's timing texts with the learner's trainer
+(`speed_rounds`); the driver holds the clock.
 
 Both processes frame their messages with the tools here: lines of JSON from this
 process, length-prefixed blocks from the driver (`send_block`, `read_block`).
@@ -26,10 +26,9 @@ import struct
 import sys
 import time
 
-from ..checking import offlimits
-
 # Kept before any learner code runs: a cell that rebinds `runner.run_group` changes nothing.
 from ..checking.runner import describe, from_plain, run_group, time_limit, to_plain
+from . import moved_modules
 
 
 STATUS_SIZE = 256      # bytes of the status the grader reads (run_notebook.Status)
@@ -210,11 +209,9 @@ def speed_rounds(target, to_driver: int, from_driver: int) -> None:
 
 
 def learner(job: dict, to_driver: int, from_driver: int) -> None:
-    """The learner's process: lock, run the cells, then probe level by level."""
+    """The learner's process: run the cells, then probe each exercise."""
     limit({"processes": job.get("processes")})
-    levels = job["levels"]
-    offlimits.apply(levels[0]["allowed"], levels[0]["denied"])
-    offlimits.seal()
+    moved_modules.install()
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
     config = Config()
@@ -229,22 +226,17 @@ def learner(job: dict, to_driver: int, from_driver: int) -> None:
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     namespace = shell.user_ns
     speed = job.get("speed")
-    for number, level in enumerate(levels):
-        if number:
-            send(to_driver, "next")
-            offlimits.install(read_block(from_driver))
-        for exercise in level["exercises"]:
-            write_json(status, {"cell": "grading", "exercise": exercise["id"]})
-            if exercise.get("groups") is None:        # its cases: from the driver, only now
-                send(to_driver, "cases", exercise["id"])
-                exercise = dict(exercise, groups=json.loads(read_block(from_driver) or b"[]"))
-            how = in_child(lambda: send(to_driver, "answers", {
-                "id": exercise["id"],
-                "entry": probe_one(exercise, namespace, job["time_limit"])}))
-            if how:
-                send(to_driver, "ended", {"id": exercise["id"], "how": how})
-        if speed and speed["level"] == number and callable(namespace.get(speed["target"])):
-            write_json(status, {"cell": "grading", "exercise": "speed"})
-            in_child(lambda: speed_rounds(namespace[speed["target"]], to_driver, from_driver))
+    for exercise in job["exercises"]:
+        write_json(status, {"cell": "grading", "exercise": exercise["id"]})
+        if exercise.get("groups") is None:        # its cases: from the driver, only now
+            send(to_driver, "cases", exercise["id"])
+            exercise = dict(exercise, groups=json.loads(read_block(from_driver) or b"[]"))
+        how = in_child(lambda: send(to_driver, "answers", {
+            "id": exercise["id"], "entry": probe_one(exercise, namespace, job["time_limit"])}))
+        if how:
+            send(to_driver, "ended", {"id": exercise["id"], "how": how})
+    if speed and callable(namespace.get(speed["target"])):
+        write_json(status, {"cell": "grading", "exercise": "speed"})
+        in_child(lambda: speed_rounds(namespace[speed["target"]], to_driver, from_driver))
     write_json(status, {"cell": "done"})
     send(to_driver, "done")

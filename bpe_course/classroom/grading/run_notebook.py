@@ -7,7 +7,7 @@ cgroup of its own where one can be had (`kernel_limits`: memory, processes and
 CPU held by the kernel), starts `inside_sandbox.main` there with a user id of its
 own (`bubblewrap.sandbox_ids`, as root) and three descriptors the grader made: a
 pipe that only the driver holds, the job (the notebook's code cells, its check
-cells left out; the exercises, in levels; what to time) as an anonymous file the
+cells left out; the exercises; what to time) as an anonymous file the
 driver closes once read, and the cases as another, which the driver reads after
 it has forked the learner's process (`split_cases`); and a status file (`Status`),
 so that the grader never opens a path inside the sandbox. It watches the time and
@@ -16,16 +16,11 @@ reads what the driver sent (`read_frames`: at most `MAX_ANSWERS` bytes, each
 answer checked for shape; `scoring` reads each answer as data). Anything else the
 notebook left behind is deleted with its scratch folder and its cgroup.
 
-Exercises are grouped into *chains* (`chains`): the exercises that may use the
-same course helpers form a level, and a chain is a list of levels each of which
-leaves at least what the last one left usable. One run (one sandbox, the cells
-run once) grades a chain: the learner's process starts locked to the first
-level and gets each next level's helpers only after sending the answers of the
-levels before, which the driver forwards stamped with their level; an answer
-stamped with a level above its exercise's is refused. So code that one exercise
-may use is never live where an exercise that may not use it is still to be
-checked, and no cell can keep a copy of it. Exercises whose helpers are not in
-such an order (each may use something the other may not) get runs of their own.
+One run (one sandbox, the cells run once) grades every exercise of the notebook.
+What each answer may call is read from the notebook's source by the grader
+(`checking.source_rules`), not locked inside the learner's process; the
+sandbox's copy of the course ships without the worksheet's answers
+(`bubblewrap.strip_answers`), so the course's own solution is not there to call.
 
 The speed requirement of a worksheet (worksheet 07's `train_bpe`) is timed by the
 driver, outside the learner's process, and reported as a separate check (`speed`).
@@ -33,7 +28,6 @@ driver, outside the learner's process, and reported as a separate check (`speed`
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -46,7 +40,6 @@ import threading
 from pathlib import Path
 
 from ..checking.checks import shipped
-from ..checking.offlimits import unlocked_names
 from ..checking.runner import to_plain
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, container, kernel_limits
@@ -70,9 +63,9 @@ def is_check_cell(cell) -> bool:
 
 
 def probe_request(name: str, seed: int, time_limit: float) -> dict:
-    """What the probe needs: for each exercise, the learner's name, the helpers it may use
-    and every case the grader scores (hidden ones drawn with `seed`; timed cases are the
-    separate speed check and left out, each group keeping its place)."""
+    """What the probe needs: for each exercise, the learner's name and every case the
+    grader scores (hidden ones drawn with `seed`; timed cases are the separate speed check
+    and left out, each group keeping its place)."""
     exercises = []
     for exercise in WORKSHEETS[name].points:
         checker = CHECKERS[exercise]
@@ -84,53 +77,22 @@ def probe_request(name: str, seed: int, time_limit: float) -> dict:
             if not kept:
                 plain.update(env={}, setup="")
             groups.append(plain)
-        allowed, denied = checker.off_limits()
         exercises.append({"id": exercise, "target": checker.target, "methods": checker.own,
-                          "groups": groups, "allowed": allowed, "denied": denied})
+                          "groups": groups})
     return {"exercises": exercises, "time_limit": time_limit}
 
 
-def by_helpers(exercises: list[dict]) -> list[list[dict]]:
-    """The exercises grouped by the course helpers they may use, in worksheet order."""
-    groups: dict = {}
-    for exercise in exercises:
-        key = (tuple(exercise["allowed"]), tuple(exercise["denied"]))
-        groups.setdefault(key, []).append(exercise)
-    return list(groups.values())
+def code_cells(nb) -> list[tuple[int, str]]:
+    """(index in the notebook, source) of the code cells the grader runs: the check cells
+    left out."""
+    return [(i, c.source) for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and not is_check_cell(c)]
 
 
-@functools.lru_cache(maxsize=None)
-def _live(allowed: tuple, denied: tuple) -> frozenset:
-    return unlocked_names(allowed, denied)
-
-
-def chains(exercises: list[dict]) -> list[list[list[dict]]]:
-    """Runs, each a list of levels (exercises with the same helpers), each level leaving at
-    least the course functions the level before left usable (compared function by
-    function, `offlimits.unlocked_names`)."""
-    levels = []
-    for group in by_helpers(exercises):
-        live = _live(tuple(group[0]["allowed"]), tuple(group[0]["denied"]))
-        levels.append((len(live), live, group))
-    runs: list[list[tuple]] = []
-    for size, live, group in sorted(levels, key=lambda level: level[0]):
-        run = next((r for r in runs if r[-1][1] <= live), None)
-        if run is None:
-            runs.append([(size, live, group)])
-        else:
-            run.append((size, live, group))
-    return [[group for _, _, group in run] for run in runs]
-
-
-def job(nb, levels: list[list[dict]], request: dict, cell_timeout: float,
-        total_timeout: float, speed: dict | None, sandboxed: bool = True) -> dict:
-    """The job file of one run: the cells, and the exercises of `levels` (see `chains`),
-    locked to the first level's helpers from the first cell."""
-    cells = [(i, c.source) for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and not is_check_cell(c)]
-    return {"cells": cells,
-            "levels": [{"allowed": level[0]["allowed"], "denied": level[0]["denied"],
-                        "exercises": level} for level in levels],
+def job(nb, request: dict, cell_timeout: float, total_timeout: float, speed: dict | None,
+        sandboxed: bool = True) -> dict:
+    """The job file of one run: the cells, and the exercises."""
+    return {"cells": code_cells(nb), "exercises": request["exercises"],
             "time_limit": request["time_limit"], "memory": MEMORY, "file_size": FILE_SIZE,
             "processes": process_limit(sandboxed), "cell_timeout": cell_timeout,
             "cells_time": max(5.0, total_timeout * 0.6), "speed": speed}
@@ -188,23 +150,20 @@ def _kill(process: subprocess.Popen) -> None:
 def run_notebook(nb, name: str, seed: int, cell_timeout: float, total_timeout: float,
                  case_timeout: float, use_sandbox: bool | str = True
                  ) -> tuple[str | None, dict, dict | None]:
-    """Run the notebook and the probe, once per chain of exercises (`chains`), in the
-    sandbox `use_sandbox` names (see `sandbox_mode`); (error or None, the answers that
-    came back, the speed check's verdict or None)."""
+    """Run the notebook and the probe in the sandbox `use_sandbox` names (see
+    `sandbox_mode`); (error or None, the answers that came back, the speed check's verdict
+    or None)."""
     request = probe_request(name, seed, case_timeout)
-    errors: list[str] = []
-    answers: dict = {}
+    speed = speed_job(name, [request["exercises"]])
+    data = job(nb, request, cell_timeout, total_timeout, speed, use_sandbox)
+    data["answers"] = list(WORKSHEETS[name].not_shipped())
+    data["worksheet"] = name
+    data["resident"] = memory_budget(name)
+    errors, answers, rounds = run_job(data, total_timeout, use_sandbox)
     verdict = None
-    for levels in chains(request["exercises"]):
-        speed = speed_job(name, levels)
-        data = job(nb, levels, request, cell_timeout, total_timeout, speed, use_sandbox)
-        data["resident"] = memory_budget(name)
-        lines, got, rounds = run_job(data, total_timeout, use_sandbox)
-        errors += [line for line in lines if line not in errors]
-        answers.update(got)
-        if speed is not None:
-            verdict = speed_verdict(speed, rounds, got.get(speed["exercise"]))
-    return ("; ".join(errors) or None), answers, verdict
+    if speed is not None:
+        verdict = speed_verdict(speed, rounds, answers.get(speed["exercise"]))
+    return ("; ".join(dict.fromkeys(errors)) or None), answers, verdict
 
 
 def memory_budget(name: str) -> int:
@@ -238,14 +197,20 @@ class Run:
     def end(self) -> None:
         """Once the run is over (its process group killed): what this mode still kills."""
 
+    answers: tuple = ()             # the modules the worksheet's learners write themselves
+    worksheet = ""
+
     def private_package(self, copy, data: dict) -> Path:
-        """A private copy of the course for the sandbox's users (writable, so that the
-        driver can delete it once imported), and their user ids as root."""
+        """A private copy of the course for the sandbox's users, readable and no more, in
+        which the worksheet's answers are stubs that raise ImportError
+        (`bubblewrap.strip_answers`), and their user ids as root."""
         self.scratch.chmod(0o777)
         package = copy(self.work / "course" / "bpe_course")
+        bubblewrap.strip_answers(package, self.answers, f"worksheet {self.worksheet} is "
+                                 f"graded: it is an answer you write yourself")
         for folder in [package.parent, package, *package.rglob("*")]:
-            if not folder.is_symlink():
-                folder.chmod(0o777 if folder.is_dir() else 0o666)
+            if not folder.is_symlink():     # readable by the sandbox's users, no more
+                folder.chmod(0o755 if folder.is_dir() else 0o644)
         data["ids"] = bubblewrap.sandbox_ids() if bubblewrap.as_root() else None
         return package
 
@@ -258,10 +223,9 @@ class Bubblewrap(Run):
 
     def prepare(self, data, job_file):
         package = self.private_package(bubblewrap.copy_package, data)
-        data["forget_sources"] = f"{bubblewrap.COURSE}/bpe_course"
         argv = bubblewrap.command(None, self.scratch, user=bubblewrap.user_namespace(),
                                   package=package, job_file=job_file)
-        return argv, bubblewrap.BWRAP_ENV, None, [self.scratch, package.parent]
+        return argv, bubblewrap.BWRAP_ENV, None, [self.scratch]
 
 
 class Container(Run):
@@ -272,9 +236,8 @@ class Container(Run):
 
     def prepare(self, data, job_file):
         package = self.private_package(container.private_package, data)
-        writable = [self.scratch, *bubblewrap.writable_folders(self.temp), package.parent]
+        writable = [self.scratch, *bubblewrap.writable_folders(self.temp)]
         self.work.chmod(0o711)          # the notebook's users reach their folders only
-        data["forget_sources"] = str(package)
         self.ids = data.get("ids")
         return (container.command(Path(job_file), package, self.scratch, self.temp),
                 container.environment(self.scratch, self.temp / "tmp"), self.scratch, writable)
@@ -351,15 +314,12 @@ def limits_once() -> bool:
 
 
 def split_cases(data: dict) -> tuple[dict, list]:
-    """(the job without any case, each level's exercises with their cases): the driver
-    reads the cases after it has forked the learner's process, and hands an exercise's
-    to it only when it probes that exercise, so that no cell can read a case (a hidden
-    one's code, say) from the job or from its own memory."""
-    public = dict(data, levels=[dict(level, exercises=[dict(e, groups=None)
-                                                        for e in level["exercises"]])
-                                for level in data["levels"]])
-    cases = [[{"id": e["id"], "groups": e["groups"]} for e in level["exercises"]]
-             for level in data["levels"]]
+    """(the job without any case, each exercise with its cases): the driver reads the
+    cases after it has forked the learner's process, and hands an exercise's to it only
+    when it probes that exercise, so that no cell can read a case (a hidden one's code,
+    say) from the job or from its own memory."""
+    public = dict(data, exercises=[dict(e, groups=None) for e in data["exercises"]])
+    cases = [{"id": e["id"], "groups": e["groups"]} for e in data["exercises"]]
     return public, cases
 
 
@@ -370,11 +330,13 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
     it closes once read) and the status; the sandbox gets a cgroup of its own where one can
     be had (`kernel_limits`), killed whole at the end."""
     mode = sandbox_mode(use_sandbox)
+    answers_of, worksheet = data.pop("answers", ()), data.pop("worksheet", "")
     memory = min(data.get("resident") or kernel_limits.MEMORY, kernel_limits.MEMORY)
     group = kernel_limits.SandboxGroup.create(memory) if limits_once() else None
     status = Status()
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
         run = MODES[mode](Path(work))
+        run.answers, run.worksheet = answers_of, worksheet
         ours, theirs = os.pipe()            # the driver writes, the grader reads
         job_fd, cases_fd = anonymous_file(), anonymous_file()
         try:
@@ -479,17 +441,13 @@ def _payload(raw: bytes):
 def read_frames(reader: FrameReader, data: dict
                 ) -> tuple[dict, list[str], list[dict], str | None]:
     """(answers by exercise, the learner's error lines, the speed rounds, a problem or None)
-    from what the driver sent. An exercise's answers count only if they arrived while the
-    level in force was no higher than the exercise's own."""
+    from what the driver sent."""
     if reader.overflow:
         return {}, [], [], f"the answers were larger than {MAX_ANSWERS // 2**20} MB"
-    level_of = {e["id"]: n for n, level in enumerate(data["levels"])
-                for e in level["exercises"]}
+    exercises = {e["id"] for e in data["exercises"]}
     answers, lines, rounds, ended = {}, [], [], []
     for header, raw in reader.frames:
-        kind, level = header.get("kind"), header.get("level")
-        if not isinstance(level, int):
-            continue
+        kind = header.get("kind")
         if kind == "errors":
             found = _payload(raw)
             if isinstance(found, list):
@@ -497,8 +455,7 @@ def read_frames(reader: FrameReader, data: dict
                          if isinstance(e, str)]
         elif kind in ("answers", "ended"):
             found = _payload(raw)
-            if not (isinstance(found, dict) and found.get("id") in level_of
-                    and level <= level_of[found["id"]]):
+            if not (isinstance(found, dict) and found.get("id") in exercises):
                 continue
             if kind == "answers" and isinstance(found.get("entry"), dict):
                 answers[found["id"]] = found["entry"]
@@ -508,7 +465,7 @@ def read_frames(reader: FrameReader, data: dict
                              f"({how})")
         elif kind == "failed":
             lines.append(f"the grader's driver failed: {raw.decode('utf-8', 'replace')[:200]}")
-        elif kind == "speed" and data.get("speed") and level <= data["speed"]["level"]:
+        elif kind == "speed" and data.get("speed"):
             rounds.append(dict(header, answer=_payload(raw)))
     for exercise in ended:
         if exercise not in lines:

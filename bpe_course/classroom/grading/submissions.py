@@ -172,8 +172,11 @@ class Cell:
 
 
 class Notebook:
-    def __init__(self, cells: list[Cell]):
+    def __init__(self, cells: list[Cell], metadata: dict | None = None):
         self.cells = cells
+        # The notebook's own metadata, as much as the grader reads: the course release the
+        # worksheet came from (`authoring.exercises.release_metadata`).
+        self.metadata = metadata or {}
 
 
 # nbgrader's cell metadata the grader reads, and the type each must have to count.
@@ -222,7 +225,11 @@ def parse_notebook(data) -> Notebook:
             raise ValueError(f"not a notebook: cell {k + 1} is malformed")
         metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
         cells.append(Cell(cell["cell_type"], source, {"nbgrader": _nbgrader(metadata)}))
-    return Notebook(cells)
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    course = meta.get("bpe_course") if isinstance(meta.get("bpe_course"), dict) else {}
+    release = course.get("release")
+    return Notebook(cells, {"bpe_course": {"release": release}} if isinstance(release, str)
+                    else {})
 
 
 def parse_bytes(raw: bytes) -> Notebook:

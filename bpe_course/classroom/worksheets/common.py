@@ -44,6 +44,9 @@ BREAKS = {
     "slow": (0.5, "is not as fast as the worksheet asks"),
     "contract": (0.6, "breaks a rule the worksheet states"),
     "edge": (1.0, "fails an edge case"),
+    # Rules read from the source (`checking.source_rules`), not from a case:
+    "course": (0.0, "calls the course's own code where the worksheet asks for yours"),
+    "hidden": (0.0, "hides what it calls (exec, eval, a computed getattr, ...)"),
 }
 WRONG, DECODE, STATE, CONTRACT, EDGE = "wrong", "decode", "state", "contract", "edge"
 # What a failed case breaks when its kind says it, whatever the worksheet: the README's
@@ -129,13 +132,15 @@ class Checker:
     def __post_init__(self) -> None:
         self.groups = functools.lru_cache(maxsize=None)(self.groups)
 
-    def off_limits(self) -> tuple[list[str], list[str]]:
-        """(allowed, denied) for `offlimits.apply`: the helpers, the allowed base classes
-        without the methods the learner must write (their `__init__` stays usable)."""
+    def course_rules(self) -> tuple[list[str], list[str]]:
+        """(allowed, denied) course names for the answer (see `checking.source_rules`): the
+        helpers, the allowed base classes without the methods the learner must write (their
+        `__init__` stays usable), and the forbidden course names."""
         allowed = [*ALWAYS, *self.helpers, *self.allowed_bases,
                    *(name for base in self.allowed_bases for name in BASE_NEEDS.get(base, ()))]
         denied = [f"{base}.{method}" for base in self.allowed_bases for method in self.own
-                  if method != "__init__"] + list(self.forbidden)
+                  if method != "__init__"] + [f for f in self.forbidden
+                                              if f.startswith("bpe_course.")]
         return allowed, denied
 
 
@@ -147,9 +152,15 @@ class Worksheet:
     - `points`: each exercise's points, in the worksheet's order; an exercise is named
       by its checker (also its check cell's nbgrader `grade_id`);
     - `checkers`: one per exercise, with the cases the worksheet shows and fixed hidden ones;
-    - `helpers`: by exercise, the course code its answer may use while it is checked
-      (dotted names: a module, class, function or method); everything else of the course
-      is off limits (`checking.offlimits`), and `forbidden` names are, even inside a helper;
+    - `helpers`: by exercise, the course code its answer may use (dotted names: a module,
+      class, function or method; statements at cell level may use any exercise's helpers);
+      everything else of the course is off limits, and so is what `forbidden` names: course
+      code, or what "by hand" excludes (`checking.source_rules.BY_HAND_UTF8`). The grader
+      reads these rules from the notebook's source (`checking.source_rules`);
+    - `answers`: the course's own solutions of the exercises (dotted names: a module, a
+      function, a class or a method), which the sandbox's copy of the course ships as
+      stubs that raise ImportError (`grading.bubblewrap.strip_answers`); the grader's
+      references (`REFERENCES`) never ship;
     - `hidden`: by exercise, the hidden cases drawn afresh for each grading run,
       `rng -> groups` (see `groups_for`);
     - `naive_timings`: the (text, vocab size) on which the grader's driver times the
@@ -177,6 +188,7 @@ class Worksheet:
     checkers: list[Checker]
     helpers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     forbidden: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    answers: tuple[str, ...] = ()
     hidden: dict[str, Callable[[random.Random], list[Group]]] = field(default_factory=dict)
     naive_timings: Callable[[], list[tuple[str, int]]] = list
     memory: int | None = None
@@ -198,6 +210,10 @@ class Worksheet:
             checker.forbidden = tuple(self.forbidden.get(checker.name, ()))
             checker.hidden = self.hidden.get(checker.name)
             checker.probes = dict(self.probes)
+
+    def not_shipped(self) -> tuple[str, ...]:
+        """What the sandbox's copy of the course leaves out: the answers and the references."""
+        return (REFERENCES, *self.answers)
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -277,7 +293,8 @@ def course_ref(path: str):
     return load
 
 
-REF = "bpe_course.classroom.checking.references."   # the references of checkers that are not story functions
+REFERENCES = "bpe_course.classroom.checking.references"
+REF = REFERENCES + "."   # the references of checkers that are not story functions
 TOKENIZER = "bpe_course.base.Tokenizer"
 REGEX = "bpe_course.regex_tokenizer.RegexTokenizer"
 # What an allowed base class cannot work without: RegexTokenizer's __init__ makes the

@@ -10,6 +10,7 @@ import unicodedata
 from .common import (CONTRACT, EDGE, REF, WRONG, Case, Checker, Group, Worksheet, calls,
                      course_ref, escaped, random_texts)
 from ..checking.plain import Raised
+from ..checking.source_rules import BY_HAND_UTF8   # UTF-8 by hand: what counts as not
 
 UTF8_TEXTS = ["", "a", "hello", "é", "€", "😀", "\x00", "\x7f", "\x80", "\u07ff", "\u0800",
               "\uffff", "\U00010000", "\U0010ffff", "naïve café", "안녕하세요", "e\u0301",
@@ -125,7 +126,6 @@ def encode_code_point_groups() -> list[Group]:
     cases += [Case(f"encode_code_point({hex(cp)})", hint, breaks=CONTRACT) for cp, hint in bad]
     cases.append(Case("[b for ch in 'hé€👋' for b in encode_code_point(ord(ch))]", four,
                       breaks=WRONG))
-    cases.append(BY_HAND)
     rng = random.Random(5)
     hidden = [rng.choice([rng.randrange(0x80, 0x800), rng.randrange(0x800, 0xD800),
                           rng.randrange(0x10000, 0x110000)]) for _ in range(20)]
@@ -134,20 +134,6 @@ def encode_code_point_groups() -> list[Group]:
                   + [Case("encode_code_point(0xdabc)", surrogate, breaks=CONTRACT)],
                   hidden=True)]
 
-
-def by_hand(expected, got):
-    """The probe "by_hand": the bytes computed without str.encode."""
-    if got is True:
-        return ("by_hand", "not by hand: your function calls str.encode (or another "
-                "encoder), which this exercise asks you to do yourself with shifts and "
-                "masks.")
-    return None
-
-
-# The worksheet asks for UTF-8 "by hand": an answer that calls str.encode breaks that rule.
-BY_HAND = Case("encode_code_point(0x41) and 'encode' in encode_code_point.__code__.co_names",
-               "Compute the bytes with shifts and masks (>>, &, |), as the table shows, "
-               "without str.encode.", expected=False, breaks=CONTRACT, probe="by_hand")
 
 RANGES = ((0x7F, 1, "U+0000 to U+007F"), (0x7FF, 2, "U+0080 to U+07FF"),
           (0xFFFF, 3, "U+0800 to U+FFFF"), (0x10FFFF, 4, "U+10000 to U+10FFFF"))
@@ -291,6 +277,8 @@ WORKSHEET = Worksheet(
         Checker("safe_decode", "safe_decode", "function", course_ref(REF + "safe_decode"),
                 safe_decode_groups, recognize=recognize_decode),
     ],
+    forbidden={"encode_code_point": BY_HAND_UTF8},
+    answers=("bpe_course.text.utf8_bytes",),
     hidden={
         "utf8_bytes": lambda rng: [Group(wrong_calls("utf8_bytes", [(t,) for t in _texts(rng, 60)],
                                                      BYTES_HINT))],
@@ -302,5 +290,4 @@ WORKSHEET = Worksheet(
             + [(list(t.encode()),) for t in _texts(rng, 15)],
             "Decode with errors='replace'.") + [_unchanged_bytes(rng) for _ in range(3)])],
     },
-    probes={"by_hand": by_hand},
 )

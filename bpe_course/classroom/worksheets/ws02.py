@@ -547,6 +547,7 @@ WORKSHEET = Worksheet(
                 recognize=recognize_tokenizer),
     ],
     helpers={"basic_tokenizer": ("bpe_course.pairs.best_pair",)},
+    answers=("bpe_course.pairs.get_stats", "bpe_course.pairs.merge", "bpe_course.basic"),
     hidden={"get_stats": _get_stats_hidden, "merge": _merge_hidden,
             "encode_bytes": _encode_bytes_hidden,
             "basic_tokenizer": _tokenizer_hidden("BasicTokenizer")},

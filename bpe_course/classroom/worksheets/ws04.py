@@ -252,6 +252,7 @@ WORKSHEET = Worksheet(
     ],
     helpers={"chunked_stats": ("bpe_course.pairs.get_stats",),
              "regex_tokenizer": ("bpe_course.pairs",)},
+    answers=("bpe_course.regex_tokenizer.RegexTokenizer",),
     hidden={"chunked_stats": _chunked_stats_hidden, "regex_tokenizer": _regex_tokenizer_hidden},
     probes=PROBES,
 )

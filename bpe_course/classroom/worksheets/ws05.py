@@ -362,6 +362,8 @@ WORKSHEET = Worksheet(
     # tokens and files); reading or writing the course's model files is off limits.
     helpers={"special_tokens": _BASE, "save_load": _BASE},
     forbidden={"special_tokens": (REGEX + ".from_merges",), "save_load": (REGEX + ".from_merges",)},
+    answers=("bpe_course.special.split_special", REGEX + ".register_special_tokens",
+             REGEX + ".encode", REGEX + ".from_merges", TOKENIZER + ".save", TOKENIZER + ".load"),
     hidden={"split_special": _split_special_hidden, "special_tokens": _special_tokens_hidden,
             "save_load": _save_load_hidden},
     probes={**ws02.PROBES, "lost": lost, "text": not_text},

@@ -262,6 +262,8 @@ WORKSHEET = Worksheet(
              "gpt4_tokenizer": ("bpe_course.pairs", "bpe_course.base", "bpe_course.special",
                                 "bpe_course.pretokenize", "bpe_course.openai.encodings")},
     forbidden={"gpt4_tokenizer": ("bpe_course.openai.encodings.get_encoding",)},
+    answers=("bpe_course.openai.tokenizer.recover_merges",
+             "bpe_course.openai.tokenizer.OpenAITokenizer"),      # GPT4Tokenizer is this class
     hidden={"recover_merges": _recover_merges_hidden, "gpt4_tokenizer": _gpt4_hidden},
     probes=ws02.PROBES,
 )

@@ -437,6 +437,8 @@ WORKSHEET = Worksheet(
              "train_bpe": ("bpe_course.special",),
              # a case builds its input words with the course's count_pretokens
              "merge_words": ("bpe_course.pretokenize", "bpe_course.special")},
+    # pretokenize's count_pretokens stays: merge_words's cases build their words with it.
+    answers=("bpe_course.training.trainer", "bpe_course.training.counting.count_corpus"),
     hidden={"count_pretokens": _count_pretokens_hidden, "merge_words": _merge_words_hidden,
             "train_bpe": _train_bpe_hidden},
     naive_timings=naive_timings,

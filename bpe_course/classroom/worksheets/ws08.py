@@ -464,5 +464,9 @@ WORKSHEET = Worksheet(
     # tokenizer from it to compare ids: neither writes or reads GPT-2's characters.
     helpers={name: NOTEBOOK_HELPERS for name in
              ("bytes_to_unicode", "read_vocab_merges", "write_vocab_merges")},
+    # (byte_map's bytes_to_unicode stays: the module builds its tables with it on import;
+    # the rules read from the source keep it out of answers.)
+    answers=("bpe_course.files.huggingface.save_vocab_merges",
+             "bpe_course.files.huggingface.load_vocab_merges"),
     hidden={"bytes_to_unicode": _byte_map_hidden, "read_vocab_merges": _read_hidden, "write_vocab_merges": _write_hidden},
 )

@@ -14,7 +14,7 @@ OWN_MODEL = ("from bpe_course import corpora, train_codepoint_bpe\n"
 # A model whose byte pieces come after the others: their ids are read from the model, never
 # computed (in Mistral's model, and in the course's, '<0x00>' happens to be id 3).
 MOVED_BYTES = ("from bpe_course import corpora, train_codepoint_bpe\n"
-               "from bpe_course.sentencepiece.model_file import SpmModel\n"
+               "from bpe_course.sentencepiece.model_proto import SpmModel\n"
                "trained = train_codepoint_bpe(corpora.prose()[{start}:{stop}], vocab_size=500)\n"
                "MODEL = SpmModel(trained.pieces[:3] + trained.pieces[259:] + "
                "trained.pieces[3:259], trained.trainer, trained.normalizer)")
@@ -194,5 +194,9 @@ WORKSHEET = Worksheet(
     helpers={"spm_encode": ("bpe_course.sentencepiece.model_proto",
                             "bpe_course.sentencepiece.tokenizer.mistral_model_bytes",
                             "bpe_course.sentencepiece.trainer")},
+    answers=tuple(f"bpe_course.sentencepiece.tokenizer.{m}" for m in (
+        "SentencePieceTokenizer.normalize", "SentencePieceTokenizer.segment",
+        "SentencePieceTokenizer.encode", "SentencePieceBPE.segment", "SentencePieceBPE.encode",
+        "SentencePieceBPE.bpe")),
     hidden={"spm_normalize": _spm_normalize_hidden, "spm_encode": _spm_encode_hidden},
 )

@@ -785,6 +785,11 @@ WORKSHEET = Worksheet(
                 course_ref(REF + "bert_normalize"), bert_normalize_groups,
                 recognize=recognize_normalize),
     ],
+    answers=("bpe_course.sentencepiece.unigram_trainer.viterbi",
+             "bpe_course.sentencepiece.unigram.SentencePieceUnigram.segment",
+             "bpe_course.wordpiece.tokenizer.WordPiece.tokenize_word",
+             "bpe_course.wordpiece.tokenizer.WordPiece._pieces",
+             "bpe_course.wordpiece.normalizer.normalize"),
     hidden={"viterbi": _viterbi_hidden, "wordpiece": _wordpiece_hidden,
             "bert_normalize": _bert_normalize_hidden},
 )

@@ -389,7 +389,7 @@ def naive_timings() -> list[tuple[str, int]]:
 # The course's tokenizer, which the worksheet builds from a trained vocabulary to measure it,
 # and the lab's corpus module, which cuts the slice into documents. Neither trains.
 TOKENIZER_CODE = ("bpe_course.regex_tokenizer", "bpe_course.base", "bpe_course.pairs",
-                  "bpe_course.pretokenize", "bpe_course.special", "bpe_course.model_file",
+                  "bpe_course.pretokenize", "bpe_course.special", "bpe_course.save_load",
                   "bpe_course.streaming", "bpe_course.text", "bpe_course.lab.corpus")
 NO_TRAINING = ("bpe_course.regex_tokenizer.RegexTokenizer.train",
                "bpe_course.basic.BasicTokenizer.train")
@@ -407,6 +407,7 @@ WORKSHEET = Worksheet(
     ],
     helpers={"bytes_per_token": TOKENIZER_CODE, "lab_train_bpe": TOKENIZER_CODE},
     forbidden={"bytes_per_token": NO_TRAINING, "lab_train_bpe": NO_TRAINING},
+    answers=("bpe_course.training.trainer.train_bpe", "bpe_course.training.trainer.learn_merges"),
     hidden={"bytes_per_token": _bytes_per_token_hidden, "lab_train_bpe": _lab_train_bpe_hidden},
     naive_timings=naive_timings,
     memory=MEMORY_BUDGET,

@@ -5,7 +5,7 @@ reads a contract that the annotation denies), and a name a docstring cites in
 backticks exists, so that a move or a rename cannot leave a docstring pointing
 at code that is gone. Module docstrings are read in full; a function's or a
 class's docstring may name its parameters and the learner's code, so there
-only dotted names (`offlimits.apply`) are looked up.
+only dotted names (`source_rules.breaches`) are looked up.
 """
 
 import ast

@@ -293,10 +293,14 @@ def test_a_cheating_worksheet_gets_only_what_its_code_earns(graded):
     data, table, report = graded
     entry = by_path(data)["cheat/02_bpe_basics.ipynb"]
     scores = {e["id"]: e["score"] for e in entry["exercises"]}
-    assert scores == {"get_stats": 1, "merge": 0, "encode_bytes": 0, "basic_tokenizer": 0}
-    assert (entry["score"], entry["max_score"]) == (1, sum(WORKSHEETS["02_bpe_basics"].points.values()))
+    # Its cells exec code and set attributes by computed names at cell level, which could
+    # define or change any answer: every exercise breaks the rule, its honest get_stats too.
+    assert scores == {"get_stats": 0, "merge": 0, "encode_bytes": 0, "basic_tokenizer": 0}
+    assert (entry["score"], entry["max_score"]) == (0, sum(WORKSHEETS["02_bpe_basics"].points.values()))
     assert entry["max_score"] != 400                            # points from the package
     exercises = exercises_of(entry)
+    assert "setattr() with a computed name hides what the code calls" in \
+        exercises["get_stats"]["message"].splitlines()[0]
     assert "expected a list" in exercises["merge"]["message"] or \
         re.search(r"\b0 of \d+ cases passed", exercises["merge"]["message"])
     assert exercises["basic_tokenizer"]["message"] == "⏳ basic_tokenizer: not attempted yet."
@@ -523,16 +527,13 @@ def test_the_process_limit_counts_the_sandbox_alone(monkeypatch):
     assert run_notebook.process_limit() == run_notebook.PROCESSES
 
 
-def drive(levels: list[list[str]], lines: list[bytes], speed: dict | None = None):
-    """What the grader keeps when the sandbox's driver, serving a job of `levels`, reads
+def drive(exercises: list[str], lines: list[bytes], speed: dict | None = None):
+    """What the grader keeps when the sandbox's driver, serving a job of `exercises`, reads
     `lines` from the learner's process (no sandbox: the driver's protocol alone)."""
     import threading
-    from bpe_course.classroom.checking import offlimits
+
     from bpe_course.classroom.grading import inside_sandbox, run_notebook
-    offlimits.register()
-    job = {"levels": [{"allowed": ["bpe_course.corpora", *(["bpe_course.pairs"] * k)],
-                       "denied": [], "exercises": [{"id": e} for e in level]}
-                      for k, level in enumerate(levels)], "speed": speed}
+    job = {"exercises": [{"id": e} for e in exercises], "speed": speed}
     learner_r, learner_w = os.pipe()
     to_driver_r, to_driver_w = os.pipe()
     grader_r, grader_w = os.pipe()
@@ -551,17 +552,15 @@ def drive(levels: list[list[str]], lines: list[bytes], speed: dict | None = None
     return run_notebook.read_frames(reader, job)
 
 
-def test_answers_sent_after_more_helpers_were_handed_out_are_refused():
-    # merge is checked at level 0, basic_tokenizer at level 1 (with more of the course's
-    # code live): an answer for merge that arrives once level 1's code is out is refused,
-    # however the learner's process orders its lines.
+def test_the_driver_forwards_answers_of_the_jobs_exercises_only():
+    # What the learner's process sends is data: answers for an exercise the job does not
+    # hold, and lines that are not JSON, are dropped; the rest arrives as sent.
     entry = {"describe": {"kind": "function"}, "answers": []}
     answers, lines, rounds, problem = drive(
-        [["merge"], ["basic_tokenizer"]],
+        ["merge", "basic_tokenizer"],
         [b"errors " + json.dumps(["cell 3 ran longer than 4 s"]).encode(),
          b"answers " + json.dumps({"id": "merge", "entry": dict(entry, answers=[[1]])}).encode(),
-         b"next",
-         b"answers " + json.dumps({"id": "merge", "entry": dict(entry, answers=[[2]])}).encode(),
+         b"answers " + json.dumps({"id": "get_stats", "entry": entry}).encode(),
          b"answers " + json.dumps({"id": "basic_tokenizer", "entry": entry}).encode(),
          b"answers {not json", b"done"])
     assert problem is None and lines == ["cell 3 ran longer than 4 s"]
@@ -579,7 +578,7 @@ def test_a_failure_of_the_driver_is_a_line_of_the_notebooks_error(monkeypatch):
     monkeypatch.setattr(inside_sandbox.Driver, "time_round", broken)
     entry = {"describe": {"kind": "function"}, "answers": []}
     answers, lines, rounds, problem = drive(
-        [["train_bpe"]], [b"speed", b"answers " + json.dumps(
+        ["train_bpe"], [b"speed", b"answers " + json.dumps(
             {"id": "train_bpe", "entry": entry}).encode(), b"done"])
     assert lines == ["the grader's driver failed: RuntimeError: a bug in the driver"]
     assert answers == {"train_bpe": entry} and rounds == []

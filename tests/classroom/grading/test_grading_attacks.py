@@ -23,11 +23,11 @@ Attack class (issue 11)                          -> where it is checked
 - mutating the input                              -> grace
 - eating memory                                   -> grace (its other cells still count)
 - FIFOs where the grader reads answers back       -> heidi
-- undoing the lock, reloading or exec'ing the course -> ivan
+- undoing a lock, reloading or exec'ing the course -> ivan (hiding what it calls)
 - writing outside the scratch folder              -> mallory (02), test_nothing_was_written_...
 - filling memory through files (tmpfs), huge files -> judy (01); filling the disk: test_grading
 - changing the course's data (what the driver reads) -> judy (01)
-- a helper of one exercise carried over to another -> niaj (07, count_pretokens)
+- a helper of one exercise carried over to another -> niaj (07, count_pretokens: hidden)
 - replacing the clock of the speed case             -> niaj (07, train_bpe)
 - filling the disk through the course's private copy -> oscar (01)
 - more processes than allowed (as root: none)     -> peggy (01); memory: test_grading
@@ -62,6 +62,13 @@ Issue 33: limits the kernel sets, answers read as data, no case in reach, speed 
 - a case carried out in an error or a message     -> test_hidden_cases
 - a threaded trainer timed in wall time           -> test_kernel_limits: CPU of the cgroup
 - container mode outside a container; network     -> test_container_mode
+Issue 33: rules read from the source, answers not shipped, earlier releases
+- the course's trainer unwrapped, helpers patched in -> quentin (07): train_bpe zero
+- UTF-8 "by hand" left to Python (bytes(), .encode(),
+  codecs, bytearray; a computed getattr)            -> rita (01): capped, or zero if hidden
+- a helper the worksheet names, used at cell level  -> sam (09): full marks
+- old module names; a module no release has now     -> tess (06, 11: graded; 02: refused)
+- a relative interpreter path                       -> test_a_relative_interpreter_path_...
 Honest shapes: alice ("Copy of", a -Copy1 blank, a renamed file, a pasted notebook
 without metadata, a slow scratch cell), beth (Colab, VS Code, nbformat 3, a byte-order
 mark).
@@ -86,6 +93,7 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from bpe_course.classroom.grading import bubblewrap, kernel_limits, run_notebook
+from bpe_course.classroom.grading.moved_modules import MOVED
 from bpe_course.classroom.grading.report import printable
 from bpe_course.classroom.worksheets import WORKSHEETS
 
@@ -95,6 +103,12 @@ CASES = Path(__file__).resolve().parent / "grading_cases"
 pytestmark = pytest.mark.skipif(not bubblewrap.available()[0],
                                 reason=f"no sandbox here: {bubblewrap.available()[1]}")
 
+
+# UTF-8 "by hand" left to Python, each as a notebook of rita's (see `not_by_hand.cell`).
+NOT_BY_HAND = {"bytes": 'bytes(chr(cp), "utf-8")', "encode": "chr(cp).encode()",
+               "codecs": 'codecs.encode(chr(cp), "utf-8")',
+               "bytearray": 'memoryview(bytearray(chr(cp), "utf-8"))',
+               "getattr": 'getattr(chr(cp), "en" + "code")()'}
 
 SECRET = "s3cret-token-4711"          # in the grader's environment: no notebook may read it
 
@@ -319,6 +333,26 @@ def klass(tmp_path_factory):
                                            cell("patch_checks")),
     }
     insert(books["niaj/07_fast_training.ipynb"], "train_bpe_code", cell("fake_speed"))
+    books["quentin/07_fast_training.ipynb"] = insert(
+        worksheet("solutions", "07_fast_training"), "train_bpe_code", cell("unwrapped_trainer"))
+    for kind, body in NOT_BY_HAND.items():
+        books[f"rita/01_utf8_warmups-{kind}.ipynb"] = insert(
+            worksheet("solutions", "01_utf8_warmups"), "encode_code_point_code",
+            cell("not_by_hand", BODY=body))
+    sam = worksheet("solutions", "09_tokenization_in_practice")
+    sam.cells[index(sam, "tokens_per_byte_code")].source = cell("tokens_per_byte_from_table")
+    books["sam/09_tokenization_in_practice.ipynb"] = insert(sam, "imports",
+                                                            cell("cell_level_helper"))
+    for name, old in (("06_gpt4_tokenizer", "bpe_course.encodings"),
+                      ("11_sentencepiece", "bpe_course.spm_model"),
+                      ("02_bpe_basics", None)):
+        nb = worksheet("solutions", name)
+        nb.metadata["bpe_course"] = {"release": "0.0.9", "worksheet": name}
+        imports = nb.cells[index(nb, "imports")]
+        assert old is None or MOVED[old] in imports.source
+        imports.source = (imports.source.replace(MOVED[old], old) if old else
+                          imports.source + "\n" + cell("vanished_module"))
+        books[f"tess/{name}.ipynb"] = nb
     for path, nb in books.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         if isinstance(nb, str):
@@ -392,8 +426,8 @@ def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
     assert [r["student"] for r in rows] == ["alice", "beth", "bob", "carol", "dave", "erin",
                                             "frank", "grace", "heidi", "ivan", "judy", "kim",
                                             "leo", "mallory", "niaj", "nora", "oscar", "peggy",
-                                            "sybil", "trudy", "ursula", "victor", "walter",
-                                            "xena", "yara"]
+                                            "quentin", "rita", "sam", "sybil", "tess", "trudy",
+                                            "ursula", "victor", "walter", "xena", "yara"]
     assert rows[0]["02_bpe_basics"] == str(full("02_bpe_basics"))
     assert rows[0]["total"] == str(total)
 
@@ -402,14 +436,16 @@ def test_a_student_total_counts_the_best_notebook_of_each_worksheet(klass):
 
 def test_wrappers_and_the_new_trick_score_zero(klass):
     only(klass, "bob/02_bpe_basics.ipynb", "02_bpe_basics", get_stats=1)
-    assert "bpe_course.pairs.merge is off limits" in message(klass, "bob/02_bpe_basics.ipynb",
-                                                             "merge")
+    assert "calls the course's bpe_course.pairs.merge, which this exercise asks you to write " \
+           "yourself" in message(klass, "bob/02_bpe_basics.ipynb", "merge").splitlines()[0]
+    assert "bpe_course.basic.BasicTokenizer" in message(klass, "bob/02_bpe_basics.ipynb",
+                                                        "basic_tokenizer")
 
 
 def test_calling_the_references_or_delegating_to_the_course_scores_zero(klass):
     only(klass, "carol/01_utf8_warmups.ipynb", "01_utf8_warmups", safe_decode=1,
          encode_code_point=WORKSHEETS["01_utf8_warmups"].points["encode_code_point"])  # its own
-    assert "references.utf8_list is off limits" in message(
+    assert "calls the course's bpe_course.classroom.checking.references.utf8_list" in message(
         klass, "carol/01_utf8_warmups.ipynb", "utf8_bytes")
     only(klass, "carol/04_regex_tokenizer.ipynb", "04_regex_tokenizer")
 
@@ -417,7 +453,8 @@ def test_calling_the_references_or_delegating_to_the_course_scores_zero(klass):
 def test_super_to_the_course_save_and_load_scores_zero(klass):
     only(klass, "dave/05_special_tokens.ipynb", "05_special_tokens", split_special=1,
          special_tokens=2)
-    assert "off limits" in message(klass, "dave/05_special_tokens.ipynb", "save_load")
+    assert "calls the course's bpe_course.base.Tokenizer.save" in message(
+        klass, "dave/05_special_tokens.ipynb", "save_load")
 
 
 def test_solutions_and_classmates_are_out_of_sight(klass):
@@ -457,11 +494,14 @@ def test_fifos_in_the_scratch_folder_do_not_block_the_grader(klass):
     assert heidi["score"] == 0 and "\n" not in (heidi["error"] or "")     # and the run ended
 
 
-def test_undoing_the_lock_or_loading_the_course_afresh_fails(klass):
-    only(klass, "ivan/02_bpe_basics.ipynb", "02_bpe_basics", get_stats=1)
+def test_undoing_a_lock_or_loading_the_course_afresh_hides_what_is_called(klass):
+    # exec, sys.modules and importlib at cell level could define or change any answer:
+    # every exercise breaks the rule, get_stats (solved honestly) too.
+    only(klass, "ivan/02_bpe_basics.ipynb", "02_bpe_basics")
+    assert "hides what the code calls" in message(klass, "ivan/02_bpe_basics.ipynb", "get_stats")
 
 
-NOTEBOOKS = 44                      # every notebook of the class, refused ones included
+NOTEBOOKS = 54                      # every notebook of the class, refused ones included
 
 
 def test_killing_from_inside_the_sandbox_reaches_nothing(klass):
@@ -470,20 +510,21 @@ def test_killing_from_inside_the_sandbox_reaches_nothing(klass):
 
 
 def test_a_helper_of_one_exercise_cannot_be_carried_over_to_another(klass):
-    # Each group of exercises with the same helpers runs the notebook afresh, locked to those
-    # helpers from its first cell: pretokenize is never live where count_pretokens is checked.
-    only(klass, "niaj/07_fast_training.ipynb", "07_fast_training", merge_words=2,
-         train_bpe=scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"])
-    assert "off limits" in message(klass, "niaj/07_fast_training.ipynb", "count_pretokens")
+    # The copy of pretokenize's code is made through sys.modules and types.FunctionType, in
+    # a function count_pretokens uses: that hides what it calls. (niaj's speed attack, at
+    # cell level, costs every exercise besides.)
+    only(klass, "niaj/07_fast_training.ipynb", "07_fast_training")
+    assert "sys.modules hides what the code calls" in message(
+        klass, "niaj/07_fast_training.ipynb", "count_pretokens").splitlines()[0]
 
 
 def test_no_clock_or_memo_in_reach_passes_the_speed_requirement(klass):
     # The naive loop, memoized, with every clock in its process stopped and every timing the
     # driver's objects might hold raised: its answers are right, but the speed check is
     # timed by the driver on texts it has never seen, and failing it halves the points.
+    # (Its cells also hide what they call, so its points are zero by that rule first.)
     niaj = entry(klass, "niaj/07_fast_training.ipynb")
-    assert scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"] == \
-        WORKSHEETS["07_fast_training"].points["train_bpe"] / 2
+    assert scores(klass, "niaj/07_fast_training.ipynb")["train_bpe"] == 0
     assert "failed its speed check" in message(klass, "niaj/07_fast_training.ipynb",
                                                "train_bpe")
     speed = niaj["speed"]
@@ -499,11 +540,70 @@ def test_the_solution_passes_the_speed_requirement(klass):
     assert speed["passed"] and speed["times_faster"] >= 10, speed
 
 
-def test_filling_the_disk_through_the_course_copy_is_stopped(klass):
-    # Stopped within half a second of passing the limit (what was graded by then counts).
+def test_the_course_copy_cannot_be_written(klass):
+    # The sandbox's copy of the course is read-only: no file lands there, and the notebook's
+    # own answers are graded in full.
     oscar = entry(klass, "oscar/01_utf8_warmups.ipynb")
-    assert "stopped at" in oscar["error"] and "100,000 files" in oscar["error"], oscar
-    assert oscar["score"] < full("01_utf8_warmups")
+    assert (oscar["score"], oscar["error"]) == (full("01_utf8_warmups"), None), oscar
+
+
+# -- issue 33: rules read from the source, answers not shipped, earlier releases ---------------
+
+def test_the_unwrapped_trainer_with_patched_helpers_scores_zero(klass):
+    path = "quentin/07_fast_training.ipynb"
+    only(klass, path, "07_fast_training", count_pretokens=1, merge_words=2)
+    first = message(klass, path, "train_bpe").splitlines()[0]
+    assert first.startswith("❌ train_bpe: cell ") and "bpe_course.training.trainer." in first
+
+
+@pytest.mark.parametrize("kind", sorted(NOT_BY_HAND))
+def test_utf8_left_to_python_is_not_by_hand(klass, kind):
+    path = f"rita/01_utf8_warmups-{kind}.ipynb"
+    points = WORKSHEETS["01_utf8_warmups"].points
+    hidden = kind == "getattr"
+    expected = 0 if hidden else round(points["encode_code_point"] * 0.6, 2)   # "contract"
+    only(klass, path, "01_utf8_warmups", encode_code_point=expected,
+         **{e: p for e, p in points.items() if e != "encode_code_point"})
+    first = message(klass, path, "encode_code_point").splitlines()[0]
+    assert ("hides what the code calls" if hidden else "not by hand: it uses") in first
+    assert re.match(r"❌ encode_code_point: cell \d+, line 10: ", first), first
+
+
+def test_a_helper_the_worksheet_names_works_at_cell_level(klass):
+    # Worksheet 09 names get_encoding: a table built with it at cell level, used by
+    # tokens_per_byte in a later cell, is graded in full (the lock of old gave 0 of 1).
+    sam = entry(klass, "sam/09_tokenization_in_practice.ipynb")
+    assert (sam["score"], sam["error"]) == (full("09_tokenization_in_practice"), None), sam
+
+
+def test_a_worksheet_from_an_earlier_release_is_graded_as_written_or_refused_in_one_line(klass):
+    for name in ("06_gpt4_tokenizer", "11_sentencepiece"):           # modules since moved
+        found = entry(klass, f"tess/{name}.ipynb")
+        assert (found["score"], found["error"]) == (full(name), None), found
+    refused = entry(klass, "tess/02_bpe_basics.ipynb")           # a module no release has
+    assert refused["score"] == 0 and "\n" not in refused["error"]
+    assert refused["error"].startswith("written for bpe-course 0.0.9, which had "
+                                       "bpe_course.vanished;"), refused["error"]
+    assert "pip install 'bpe-course==0.0.9', then python -m bpe_course grade" in refused["error"]
+
+
+def test_a_relative_interpreter_path_grades_as_an_absolute_one_does(tmp_path):
+    # bwrap execs the interpreter inside the sandbox, where a path through `..` climbs out
+    # of folders that are not mounted: the grader resolves its folder first
+    # (`bubblewrap.interpreter`; test_course_copy checks the command line itself). Here an
+    # editable install's path hook, which names the working folder, happens to make that
+    # folder exist in the sandbox too; an installed wheel has none.
+    (tmp_path / "class").mkdir()
+    shutil.copy(ROOT / "solutions" / "02_bpe_basics.ipynb", tmp_path / "class")
+    (tmp_path / "here").mkdir()
+    relative = os.path.relpath(sys.executable, tmp_path / "here")
+    assert relative.startswith("..")
+    done = subprocess.run([relative, "-m", "bpe_course", "grade", "../class", "--json",
+                           "grades.json", "--jobs", "1"], cwd=tmp_path / "here",
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "here" / "grades.json").read_text(encoding="utf-8"))
+    assert (report["score"], report["notebooks"][0]["error"]) == (full("02_bpe_basics"), None)
 
 
 def test_more_processes_than_allowed_cannot_be_started(klass):
@@ -675,8 +775,10 @@ def test_each_sandbox_runs_as_a_user_of_its_own_with_its_own_process_limit(klass
         assert bubblewrap.IDS[0] <= kim[0] < bubblewrap.IDS[1]
         if not kernel_limits.available()[0]:   # else the sandbox's cgroup is the limit
             assert kim[1] == leo[1] == run_notebook.PROCESSES + 8
-    # kim held 250 processes; kim's classmates lost nothing
-    assert scores(klass, "kim/01_utf8_warmups.ipynb")["utf8_bytes"] == 1
+    # kim held 250 processes and still had every case run (kim's points are zero by the
+    # rules: ctypes at cell level hides what it calls); kim's classmates lost nothing
+    utf8 = message(klass, "kim/01_utf8_warmups.ipynb", "utf8_bytes").splitlines()
+    assert "ctypes" in utf8[0] and "✅ utf8_bytes: passed all" in utf8[2], utf8
     assert entry(klass, "beth/01_utf8_warmups.ipynb")["score"] == full("01_utf8_warmups")
 
 

@@ -353,27 +353,31 @@ def test_a_class_that_does_not_write_the_methods_is_told_so(fails_with):
 
 
 def test_save_and_load_through_super_are_refused(ns, fails_with):
+    # The check cell reads the rule from the source (`source_rules`): super() of the
+    # course's class reaches the course's save. (In the grader's sandbox that save is not
+    # there at all.)
+    from bpe_course import RegexTokenizer
     base = ns["SpecialTokenizer"]
 
     class SpecialTokenizer(base):
         def save(self, file_prefix):
-            return super(base, self).save(file_prefix)
+            return super(RegexTokenizer, self).save(file_prefix)
 
         def load(self, model_file):
-            return super(base, self).load(model_file)
-    fails_with(checks.save_load(SpecialTokenizer), "OffLimits",
-               "the course's bpe_course.base.Tokenizer.save is off limits",
-               "this exercise is to write it yourself")
+            return super(RegexTokenizer, self).load(model_file)
+    fails_with(checks.save_load(SpecialTokenizer),
+               "calls the course's bpe_course.base.Tokenizer.save",
+               "which this exercise asks you to write yourself")
 
 
-def test_encode_through_super_is_refused(ns, fails_with):
+def test_encode_through_the_course_class_is_refused(ns, fails_with):
+    from bpe_course import RegexTokenizer
     base = ns["SpecialTokenizer"]
 
     class SpecialTokenizer(base):
         def encode(self, text, allowed_special="none_raise"):
-            return super(base, self).encode(text, allowed_special)
-    fails_with(checks.special_tokens(SpecialTokenizer), "RegexTokenizer.encode is off limits",
-               "this exercise is to write it yourself")
-    # the course's classes are whole again afterwards
-    from bpe_course import RegexTokenizer
-    assert RegexTokenizer().encode("hi") == [104, 105]
+            return RegexTokenizer.encode(self, text, allowed_special)
+    fails_with(checks.special_tokens(SpecialTokenizer),
+               "calls the course's bpe_course.regex_tokenizer.RegexTokenizer.encode",
+               "which this exercise asks you to write yourself")
+    assert RegexTokenizer().encode("hi") == [104, 105]       # the course's class, untouched
