@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: home lab lab-instructor test test-all test-browser venv dev notebooks exercises bench site clean
+.PHONY: home lab lab-instructor lint test test-all test-browser venv dev notebooks exercises bench site clean
 
 # Two layers in one .venv: `make lab` installs what a learner needs (the package with the
 # "learn" extra: JupyterLab and a kernel); `make test` adds the "dev" extra (the test tools)
@@ -52,8 +52,12 @@ lab-instructor: venv $(VENV)/.instructor
 # The suite in up to 4 processes (one per core), each test file whole in one process: a
 # notebook's cells and a file's shared fixtures stay together. PARALLEL= runs it in one.
 PARALLEL ?= -n auto --maxprocesses=4 --dist loadfile
-test: dev
+test: dev lint
 	$(BIN)/python -m pytest $(PARALLEL)
+
+# pyflakes' rules and import order (pyproject.toml's [tool.ruff]), in a second.
+lint: dev
+	$(BIN)/python -m ruff check .
 
 # Only the browser tests (JupyterLab driven by headless Chromium; see CONTRIBUTING.md).
 test-browser: dev

@@ -27,9 +27,9 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from chromium import ARTEFACTS, BROWSER_MARKS, CHROMIUM, FLAGS, sync_playwright
 
 from bpe_course.classroom.authoring.course import BRANCH, CHAPTERS, REPO
-from chromium import ARTEFACTS, BROWSER_MARKS, CHROMIUM, FLAGS, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

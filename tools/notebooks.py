@@ -37,8 +37,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bpe_course.classroom.authoring.course import (KERNELSPEC, SETUP_MARK, badge,  # noqa: E402
-                                                  setup_source)
+from bpe_course.classroom.authoring.course import KERNELSPEC, SETUP_MARK, badge, setup_source  # noqa: E402
 
 FOLDERS = ("notebooks", "solutions", "exercises")
 

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from ..training.counting import ProgressBar
 
-
 READ_CHARS = 1 << 16            # characters read from the input at a time
 IDS_PER_WRITE = 8192            # ids buffered before each write
 

@@ -36,7 +36,6 @@ import hashlib
 import os
 import tempfile
 import uuid
-
 import warnings
 
 from . import gpt2_files

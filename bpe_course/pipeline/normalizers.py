@@ -35,8 +35,7 @@ import regex
 from ..openai.byte_map import BYTE_TO_CHAR
 from ..sentencepiece.normalizer import CharsMap, _offset
 from ..wordpiece.categories import MARK_NONSPACING, is_in
-from ..wordpiece.normalizer import (LOWERCASE_NEWER, NFD_OLDER, WHITESPACE, is_cjk,
-                                    is_control)
+from ..wordpiece.normalizer import LOWERCASE_NEWER, NFD_OLDER, WHITESPACE, is_cjk, is_control
 from .normalized import NormalizedString, regex_matches
 from .unicode_tables import COMBINING_MARKS, NOT_DECOMPOSED
 

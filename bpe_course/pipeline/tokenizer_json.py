@@ -31,7 +31,6 @@ import regex
 from . import decoders, models, normalizers, pretokenizers, processors
 from .tokenizer import AddedToken, Padding, Pipeline, Truncation
 
-
 # -- reading the file ----------------------------------------------------------------
 
 U64_MAX = 2**64 - 1

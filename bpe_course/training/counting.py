@@ -42,8 +42,8 @@ from typing import Iterable
 from tqdm.auto import tqdm
 
 from ..patterns import GPT4_SPLIT_PATTERN  # noqa: F401 (the doctest uses it)
-from ..text import fix_surrogates
 from ..pretokenize import count_pretokens
+from ..text import fix_surrogates
 from .corpus_cuts import cut_points, file_cut_points
 
 CHUNK_BYTES = 4_000_000    # target size of one chunk

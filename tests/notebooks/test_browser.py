@@ -32,7 +32,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from chromium import ARTEFACTS, BROWSER_MARKS, CHROMIUM, FLAGS, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_course.classroom.authoring.course import (CHAPTERS, MAX_CELLS, MAX_WORDS, chapter_size,
-                                               introduced_in)
+from bpe_course.classroom.authoring.course import (
+    CHAPTERS,
+    MAX_CELLS,
+    MAX_WORDS,
+    chapter_size,
+    introduced_in,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p for folder in ("notebooks", "solutions", "exercises")

@@ -10,9 +10,10 @@ import unicodedata
 
 import pytest
 import tiktoken
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import OpenAITokenizer, GPT4Tokenizer, UnknownTokenError
+from bpe_course import GPT4Tokenizer, OpenAITokenizer, UnknownTokenError
 from bpe_course.corpora import HARD_STRINGS
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]

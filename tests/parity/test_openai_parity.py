@@ -4,7 +4,8 @@ and GPT-4o's (`o200k_base`). What is particular to GPT-2 or GPT-4 is in `test_gp
 and `test_gpt4_parity`."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_course import corpora
 from bpe_course.corpora import HARD_STRINGS

@@ -25,9 +25,8 @@ from bpe_course import corpora, load_tokenizer_json
 from bpe_course.dropout import NO_MERGE, merge_with_dropout
 
 tokenizers = pytest.importorskip("tokenizers")
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402,E501
-
 from hf_models import byte_fallback_bpe  # noqa: E402
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402,E501
 
 N = 2500
 TEXT = corpora.prose()[:60_000].splitlines()

@@ -214,6 +214,7 @@ def test_importing_the_package_loads_no_classroom_module():
 
 def test_worksheets_import_the_checkers_from_the_package():
     import importlib
+
     from bpe_course import checks
     assert checks.__name__.startswith("bpe_course.classroom.")
     assert checks is importlib.import_module(checks.__name__)

@@ -3,10 +3,10 @@
 from unittest import mock
 
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
-from bpe_course import pretokenize
+from bpe_course import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, pretokenize
 from bpe_course.pretokenize import _PUNCTUATION, split_pretokens
 
 split_alphabet = st.lists(st.sampled_from(["a", "B", " ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "1",

@@ -7,10 +7,17 @@ import tracemalloc
 
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
-                        RegexTokenizer, corpora, streaming)
+from bpe_course import (
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    GPT4O_SPLIT_PATTERN,
+    RegexTokenizer,
+    corpora,
+    streaming,
+)
 from bpe_course.corpora import HARD_STRINGS
 from bpe_course.pretokenize import RULES
 from bpe_course.streaming import last_safe_cut

@@ -1,7 +1,13 @@
 """Ways to look at tokens: show_tokens, merge_tree, compare_tokens."""
 
-from bpe_course import (BasicTokenizer, GPT4Tokenizer, compare_tokens, get_encoding, merge_tree,
-                        show_tokens)
+from bpe_course import (
+    BasicTokenizer,
+    GPT4Tokenizer,
+    compare_tokens,
+    get_encoding,
+    merge_tree,
+    show_tokens,
+)
 
 
 def test_show_tokens_for_our_tokenizers_and_tiktoken():

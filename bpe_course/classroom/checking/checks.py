@@ -41,9 +41,7 @@ import sys
 from ..worksheets import CHECKERS, COMPUTE, Checker, Group
 from . import runner, source_rules
 from .runner import Raised
-from .verdicts import (Verdict, attempt, failure_message, judge, misuse, normal,  # noqa: F401
-                       source_of)
-
+from .verdicts import Verdict, attempt, failure_message, judge, misuse, normal, source_of  # noqa: F401
 
 # -- running a checker ------------------------------------------------------------------------
 

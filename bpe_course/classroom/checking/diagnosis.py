@@ -32,7 +32,6 @@ from ..worksheets.common import escaped
 from .judgement import an, items, show
 from .runner import Opaque, Raised
 
-
 # -- the kinds of mistake -----------------------------------------------------------------
 
 KINDS = {

@@ -21,7 +21,6 @@ import linecache
 from ..worksheets import Case
 from .diagnosis import Diagnosis
 
-
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear",
             "update", "setdefault", "popitem", "add", "discard", "__setitem__",
             "__delitem__"}

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import regex
 
-from ...text import fix_surrogates
 from ...pairs import best_pair, get_stats, merge
 from ...patterns import GPT4_SPLIT_PATTERN
 from ...special import split_special
+from ...text import fix_surrogates
 
 
 def utf8_list(text: str) -> list[int]:

@@ -20,7 +20,6 @@ from ..worksheets import Case, Group
 from ..worksheets.common import escaped
 from .judgement import an
 
-
 HELPERS = {"text_file": "from bpe_course.classroom.checking.runner import text_file",
            "seconds": "from bpe_course.classroom.checking.runner import seconds",
            "naive_seconds": "from bpe_course.classroom.checking.checks import naive_seconds"}

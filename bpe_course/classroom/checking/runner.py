@@ -41,7 +41,6 @@ import traceback
 
 from .plain import Opaque, Raised, from_plain, to_plain  # noqa: F401 (answers as data)
 
-
 PRINTED = 100_000       # characters of what one case printed that are kept
 
 

@@ -55,8 +55,17 @@ from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, class_mistakes, container, report
 from .run_notebook import SANDBOXES, code_cells, run_notebook
 from .scoring import RULE, expected, learner_source, score_exercise
-from .submissions import (MAX_SIZE, Found, Notebook, Refused, count_links, find_notebooks,
-                          identify, parse_bytes, read_submission)
+from .submissions import (
+    MAX_SIZE,
+    Found,
+    Notebook,
+    Refused,
+    count_links,
+    find_notebooks,
+    identify,
+    parse_bytes,
+    read_submission,
+)
 
 
 def read_found(found: Found, options, links: dict) -> tuple[str | None, Notebook | None,

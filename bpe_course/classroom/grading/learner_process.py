@@ -30,7 +30,6 @@ import time
 from ..checking.runner import describe, from_plain, run_group, time_limit, to_plain
 from . import moved_modules
 
-
 STATUS_SIZE = 256      # bytes of the status the grader reads (run_notebook.Status)
 
 

@@ -28,6 +28,7 @@ driver, outside the learner's process, and reported as a separate check (`speed`
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re

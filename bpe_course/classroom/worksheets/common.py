@@ -347,7 +347,8 @@ def training_pages(rng: random.Random) -> dict[str, tuple[str, str]]:
     """Real text for a tokenizer, as {name: (text, how to make it)}: TEXT, a page of prose
     and a page of code joined, to train on; PROSE and CODE, the pages that follow each, to
     encode (text like the training text, as a tokenizer meets in use)."""
-    from ...corpora import prose as corpus, python_code
+    from ...corpora import prose as corpus
+    from ...corpora import python_code
     start, size = rng.randrange(0, len(corpus()) - 4000), rng.randrange(800, 1200)
     at, length = rng.randrange(0, len(python_code(200_000)) - 5000), rng.randrange(1300, 1700)
     (page, doc), (code_page, code_doc) = prose(start, start + size), code(at + length, at)

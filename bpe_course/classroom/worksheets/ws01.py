@@ -4,13 +4,24 @@
 from __future__ import annotations
 
 import random
-
 import unicodedata
 
-from .common import (CONTRACT, EDGE, REF, WRONG, Case, Checker, Group, Worksheet, calls,
-                     course_ref, escaped, random_texts)
 from ..checking.plain import Raised
-from ..checking.source_rules import BY_HAND_UTF8   # UTF-8 by hand: what counts as not
+from ..checking.source_rules import BY_HAND_UTF8  # UTF-8 by hand: what counts as not
+from .common import (
+    CONTRACT,
+    EDGE,
+    REF,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    calls,
+    course_ref,
+    escaped,
+    random_texts,
+)
 
 UTF8_TEXTS = ["", "a", "hello", "é", "€", "😀", "\x00", "\x7f", "\x80", "\u07ff", "\u0800",
               "\uffff", "\U00010000", "\U0010ffff", "naïve café", "안녕하세요", "e\u0301",

@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
-from .common import (CONTRACT, DECODE, EDGE, REAL, REF, STATE, WRONG, Case, Checker, Group,
-                     Worksheet, code, course_ref, escaped, outcome, prose, random_texts)
+from .common import (
+    CONTRACT,
+    DECODE,
+    EDGE,
+    REAL,
+    REF,
+    STATE,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    code,
+    course_ref,
+    escaped,
+    outcome,
+    prose,
+    random_texts,
+)
 
 
 def get_stats_groups() -> list[Group]:

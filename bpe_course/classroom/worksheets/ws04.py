@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
-from .common import (CONTRACT, DECODE, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, REGEX,
-                     STATE, TOKENIZER, WRONG, Case, Checker, Group, Worksheet, course_ref,
-                     prose)
-from .ws02 import (BEST_PAIR, MERGES_HINT, ORDER_HINT, PROBES, recognize_tokenizer,
-                   tokenizer_groups)
+from .common import (
+    CONTRACT,
+    DECODE,
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    REAL,
+    REF,
+    REGEX,
+    STATE,
+    TOKENIZER,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    course_ref,
+    prose,
+)
+from .ws02 import BEST_PAIR, MERGES_HINT, ORDER_HINT, PROBES, recognize_tokenizer, tokenizer_groups
 
 
 def chunked_stats_groups() -> list[Group]:

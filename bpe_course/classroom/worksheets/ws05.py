@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 from . import ws02
-from .common import (CONTRACT, DECODE, EOT, GPT2_SPLIT_PATTERN, REAL, REGEX, STATE, TOKENIZER,
-                     WRONG, Case, Checker, Group, Worksheet, calls, course_ref, escaped,
-                     outcome, prose)
+from .common import (
+    CONTRACT,
+    DECODE,
+    EOT,
+    GPT2_SPLIT_PATTERN,
+    REAL,
+    REGEX,
+    STATE,
+    TOKENIZER,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    calls,
+    course_ref,
+    escaped,
+    outcome,
+    prose,
+)
 
 FIM = "<|fim_prefix|>"
 

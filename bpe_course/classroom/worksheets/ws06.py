@@ -3,8 +3,25 @@
 from __future__ import annotations
 
 from . import ws02
-from .common import (CONTRACT, DECODE, EOT, HARD_TEXTS, REAL, REF, REGEX, TOKENIZER, WRONG, Case,
-                     Checker, Group, Worksheet, code, course_ref, prose, random_texts)
+from .common import (
+    CONTRACT,
+    DECODE,
+    EOT,
+    HARD_TEXTS,
+    REAL,
+    REF,
+    REGEX,
+    TOKENIZER,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    code,
+    course_ref,
+    prose,
+    random_texts,
+)
 
 
 def first_ranks(encoding: str, n: int) -> tuple[dict, str]:

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
-from .common import (CONTRACT, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REAL, REF, STATE, WRONG,
-                     Case, Checker, Group, Worksheet, code, course_ref, escaped, prose)
+from .common import (
+    CONTRACT,
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    REAL,
+    REF,
+    STATE,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    code,
+    course_ref,
+    escaped,
+    prose,
+)
 
 FAST_HINT = ("Count each distinct pre-token once, with how often it occurs; keep the pair "
              "counts from one merge to the next and, after a merge, update only the "

@@ -10,8 +10,19 @@ grading run (random texts with odd whitespace, pages of prose and code).
 
 from __future__ import annotations
 
-from .common import (EOT, GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, REF, WRONG, Case, Checker,
-                     Group, Worksheet, course_ref, escaped)
+from .common import (
+    EOT,
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    REF,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    course_ref,
+    escaped,
+)
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 

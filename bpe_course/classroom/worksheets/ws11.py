@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from .common import (HARD_TEXTS, REF, WRONG, Case, Checker, Group, Worksheet, calls,
-                     course_ref, escaped, random_texts)
+from .common import (
+    HARD_TEXTS,
+    REF,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    calls,
+    course_ref,
+    escaped,
+    random_texts,
+)
 
 MISTRAL = ("from bpe_course.sentencepiece.model_proto import read_model\n"
            "from bpe_course.sentencepiece.tokenizer import mistral_model_bytes\n"

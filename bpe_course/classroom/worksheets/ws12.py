@@ -16,8 +16,20 @@ from __future__ import annotations
 
 import unicodedata
 
-from .common import (CONTRACT, EDGE, REAL, REF, WRONG, Case, Checker, Group, Worksheet,
-                     course_ref, escaped, prose)
+from .common import (
+    CONTRACT,
+    EDGE,
+    REAL,
+    REF,
+    WRONG,
+    Case,
+    Checker,
+    Group,
+    Worksheet,
+    course_ref,
+    escaped,
+    prose,
+)
 
 UNK = "[UNK]"
 META = "\u2581"

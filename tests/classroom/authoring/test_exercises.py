@@ -7,8 +7,13 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from bpe_course.classroom.authoring.course import badge
-from bpe_course.classroom.authoring.exercises import (clear_solutions, cli_exercises,
-                                                      default_root, generate, problems)
+from bpe_course.classroom.authoring.exercises import (
+    clear_solutions,
+    cli_exercises,
+    default_root,
+    generate,
+    problems,
+)
 from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS
 
 ROOT = Path(__file__).resolve().parents[3]

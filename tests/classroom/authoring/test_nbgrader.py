@@ -23,8 +23,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_course.classroom.worksheets import WORKSHEETS
 from bpe_course.classroom.authoring.course import badge
+from bpe_course.classroom.worksheets import WORKSHEETS
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the dev extra: pip install -e '.[dev]'")
 

@@ -23,9 +23,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from bpe_course.classroom.grading import bubblewrap
-from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
 from bpe_course.classroom.grading.scoring import score_exercise
 from bpe_course.classroom.grading.submissions import identify, read_notebook
+from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
 
 SANDBOX = [] if bubblewrap.available()[0] else ["--no-sandbox"]     # the tests' own notebooks
 

@@ -8,7 +8,6 @@ worksheet's solution passes.
 
 import unicodedata
 
-
 from bpe_course import checks
 from bpe_course.classroom.checking.diagnosis import KINDS
 

@@ -8,7 +8,6 @@ worksheet's solution passes.
 
 import re as stdlib_re
 
-
 from bpe_course import checks
 from bpe_course.classroom.checking.diagnosis import KINDS
 

@@ -11,7 +11,6 @@ import math
 import unicodedata
 from fractions import Fraction
 
-
 from bpe_course import checks, corpora
 from bpe_course.classroom.checking import references, runner
 from bpe_course.classroom.checking.diagnosis import KINDS
@@ -547,6 +546,7 @@ def test_viterbi_equals_the_course_unigram_and_sums_exactly_on_every_case():
 
 def test_viterbi_equals_the_sentencepiece_library_on_the_real_model():
     import sentencepiece as spm
+
     from bpe_course.sentencepiece.unigram_trainer import save_unigram_model, train_unigram
     library = spm.SentencePieceProcessor(model_proto=save_unigram_model(
         train_unigram(corpora.prose()[:20_000], 400)))

@@ -36,8 +36,10 @@ def test_the_written_out_tokens_are_the_tokenizers(ns):
     import tempfile
     from pathlib import Path
 
-    from bpe_course.pipeline.tokenizer_json import (minilm_tokenizer_config_json,
-                                                    minilm_tokenizer_json)
+    from bpe_course.pipeline.tokenizer_json import (
+        minilm_tokenizer_config_json,
+        minilm_tokenizer_json,
+    )
     folder = Path(tempfile.mkdtemp())
     (folder / "tokenizer.json").write_text(minilm_tokenizer_json(), encoding="utf-8")
     (folder / "tokenizer_config.json").write_text(minilm_tokenizer_config_json(),

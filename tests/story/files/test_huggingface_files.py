@@ -9,12 +9,25 @@ import json
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
-                        BasicTokenizer, RegexTokenizer, corpora, get_encoding, load,
-                        load_tokenizer_json, load_vocab_merges, save_tokenizer_json,
-                        save_vocab_merges, to_tiktoken, train_bpe)
+from bpe_course import (
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    GPT4O_SPLIT_PATTERN,
+    BasicTokenizer,
+    RegexTokenizer,
+    corpora,
+    get_encoding,
+    load,
+    load_tokenizer_json,
+    load_vocab_merges,
+    save_tokenizer_json,
+    save_vocab_merges,
+    to_tiktoken,
+    train_bpe,
+)
 from bpe_course.corpora import HARD_STRINGS
 from bpe_course.files.huggingface import load_regex_tokenizer_json, tokenizer_json
 from bpe_course.openai.byte_map import token_to_str

@@ -2,7 +2,6 @@
 
 from bpe_course.lab.extract import html_to_text, roff_to_text
 
-
 # -- HTML -------------------------------------------------------------------------------------
 
 def test_html_keeps_the_visible_text_one_block_a_line():

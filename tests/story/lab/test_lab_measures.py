@@ -6,8 +6,14 @@ import pytest
 
 from bpe_course import RegexTokenizer, get_encoding, to_tiktoken, train_bpe
 from bpe_course.lab.corpus import EOT, course_slice
-from bpe_course.lab.measures import (PeakMemory, bytes_per_token, count_shards, heaps_law,
-                                     learn_vocab, unigram_bits_per_byte)
+from bpe_course.lab.measures import (
+    PeakMemory,
+    bytes_per_token,
+    count_shards,
+    heaps_law,
+    learn_vocab,
+    unigram_bits_per_byte,
+)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import tiktoken
 import tiktoken.registry
 
 import bpe_course
-
 from bpe_course.openai import tiktoken_cache
 from bpe_course.openai.encodings import ENCODINGS
 
@@ -108,8 +107,9 @@ def cached(folder) -> bool:
 
 
 def test_tiktoken_finds_the_course_plugin():
-    import tiktoken_ext
     import pkgutil
+
+    import tiktoken_ext
     names = [m.name for m in pkgutil.iter_modules(tiktoken_ext.__path__)]
     assert "bpe_course_offline" in names and "openai_public" in names
 

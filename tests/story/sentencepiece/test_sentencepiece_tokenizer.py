@@ -4,7 +4,8 @@ That it equals the sentencepiece library, id for id, is in `tests/parity/test_se
 """
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_course.sentencepiece.tokenizer import utf8_surfaces
 

@@ -8,7 +8,8 @@ from collections import Counter
 
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_course import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, corpora
 from bpe_course.pretokenize import count_pretokens

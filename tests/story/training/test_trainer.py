@@ -9,10 +9,19 @@ means. How the corpus is cut and counted is tested in `test_corpus_cuts` and
 """
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bpe_course import (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN,
-                        RegexTokenizer, corpora, load, to_tiktoken, train_bpe)
+from bpe_course import (
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    GPT4O_SPLIT_PATTERN,
+    RegexTokenizer,
+    corpora,
+    load,
+    to_tiktoken,
+    train_bpe,
+)
 from bpe_course.classroom.checking.references import naive_train_bpe
 from bpe_course.training.corpus_cuts import file_cut_points
 from bpe_course.training.trainer import train, train_into
