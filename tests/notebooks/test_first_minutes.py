@@ -114,7 +114,7 @@ def test_make_lab_installs_the_learn_extra_and_make_test_the_dev_extra():
     venv_recipe = makefile.split("$(BIN)/activate: pyproject.toml")[1].split("\n\n")[0]
     assert 'pip install --quiet -e ".[learn]"' in venv_recipe
     assert re.search(r"^lab: venv$", makefile, re.M)
-    assert re.search(r"^test: dev$", makefile, re.M)
+    assert re.search(r"^test: dev lint$", makefile, re.M) and re.search(r"^lint: dev$", makefile, re.M)
     assert "environment.yml" and "-e .[learn]" in (ROOT / "environment.yml").read_text()
     extras = md.metadata("bpe-course").get_all("Provides-Extra")
     assert {"learn", "dev"} <= set(extras)

@@ -24,7 +24,7 @@ such binding in the notebook's order). Then three rules:
   also use any helper another exercise of the worksheet names (`ENCODINGS =
   {n: get_encoding(n) ...}` in worksheet 09);
 - *by hand* ("by_hand"): the scope uses what the exercise forbids besides
-  course code (see `BY_HAND_UTF8` for UTF-8 by hand): an attribute named
+  course code (see `worksheets.ws01.BY_HAND_UTF8` for UTF-8 by hand): an attribute named
   "encode", `bytes(...)` or `bytearray(...)` given an encoding, a module such
   as `codecs`;
 - *nothing hidden* ("hidden"): code that hides what it calls, which no reader
@@ -92,13 +92,6 @@ PLAIN_MAGICS = {"pip", "conda", "matplotlib", "config", "load_ext", "reload_ext"
                 "autoreload", "precision", "who", "whos", "env", "cd", "pwd", "ls", "pinfo",
                 "pinfo2", "psearch", "history", "magic", "lsmagic", "xmode", "notebook"}
 
-# "UTF-8 by hand": what counts as letting Python encode. An entry is a dotted name (a
-# module or a function, matched with everything under it), `.NAME` (an attribute of that
-# name on any object, `getattr(x, "NAME")` included), or `NAME(str, encoding)` (the
-# builtin called with a second argument or `encoding=`).
-BY_HAND_UTF8 = (".encode", "bytes(str, encoding)", "bytearray(str, encoding)", "codecs",
-                "_codecs", "encodings", "os.fsencode", "urllib.parse.quote",
-                "urllib.parse.quote_plus", "urllib.parse.quote_from_bytes")
 
 KINDS = {"course": "calls the course's {name}, which this exercise asks you to write yourself",
          "by_hand": "not by hand: it uses {name}, which does what this exercise asks you to "

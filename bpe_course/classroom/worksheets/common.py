@@ -155,7 +155,7 @@ class Worksheet:
     - `helpers`: by exercise, the course code its answer may use (dotted names: a module,
       class, function or method; statements at cell level may use any exercise's helpers);
       everything else of the course is off limits, and so is what `forbidden` names: course
-      code, or what "by hand" excludes (`checking.source_rules.BY_HAND_UTF8`). The grader
+      code, or what "by hand" excludes (`worksheets.ws01.BY_HAND_UTF8`). The grader
       reads these rules from the notebook's source (`checking.source_rules`);
     - `answers`: the course's own solutions of the exercises (dotted names: a module, a
       function, a class or a method), which the sandbox's copy of the course ships as

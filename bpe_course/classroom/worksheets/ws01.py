@@ -7,7 +7,6 @@ import random
 import unicodedata
 
 from ..checking.plain import Raised
-from ..checking.source_rules import BY_HAND_UTF8  # UTF-8 by hand: what counts as not
 from .common import (
     CONTRACT,
     EDGE,
@@ -22,6 +21,15 @@ from .common import (
     escaped,
     random_texts,
 )
+
+# "UTF-8 by hand": what counts as letting Python encode, a rule the grader reads from the
+# learner's source (`checking.source_rules`). An entry is a dotted name (a module or a
+# function, matched with everything under it), `.NAME` (an attribute of that name on any
+# object, `getattr(x, "NAME")` included), or `NAME(str, encoding)` (the builtin called with
+# a second argument or `encoding=`).
+BY_HAND_UTF8 = (".encode", "bytes(str, encoding)", "bytearray(str, encoding)", "codecs",
+                "_codecs", "encodings", "os.fsencode", "urllib.parse.quote",
+                "urllib.parse.quote_plus", "urllib.parse.quote_from_bytes")
 
 UTF8_TEXTS = ["", "a", "hello", "é", "€", "😀", "\x00", "\x7f", "\x80", "\u07ff", "\u0800",
               "\uffff", "\U00010000", "\U0010ffff", "naïve café", "안녕하세요", "e\u0301",
