@@ -48,29 +48,27 @@ def drive(job: dict, cases: list | None, lines: list[bytes]):
 
 
 def job_of(exercises: list[str]) -> dict:
-    return {"levels": [{"allowed": [], "denied": [],
-                        "exercises": [{"id": e, "groups": None} for e in exercises]}],
-            "speed": None}
+    return {"exercises": [{"id": e, "groups": None} for e in exercises], "speed": None}
 
 
 def test_the_job_the_sandbox_reads_holds_no_case():
-    data = {"levels": [{"allowed": [], "denied": [], "exercises": [
-        {"id": "merge", "target": "merge", "groups": [{"cases": [{"code": SECRET_CASE}]}]}]}],
+    data = {"exercises": [
+        {"id": "merge", "target": "merge", "groups": [{"cases": [{"code": SECRET_CASE}]}]}],
         "cells": [(0, "x = 1")]}
     public, cases = run_notebook.split_cases(data)
     assert SECRET_CASE not in json.dumps(public)
-    assert cases == [[{"id": "merge", "groups": [{"cases": [{"code": SECRET_CASE}]}]}]]
-    assert data["levels"][0]["exercises"][0]["groups"]        # the grader's own copy whole
+    assert cases == [{"id": "merge", "groups": [{"cases": [{"code": SECRET_CASE}]}]}]
+    assert data["exercises"][0]["groups"]        # the grader's own copy whole
 
 
 def test_the_driver_hands_out_an_exercises_cases_only_when_asked():
-    cases = [[{"id": "merge", "groups": [{"code": SECRET_CASE}]}]]
+    cases = [{"id": "merge", "groups": [{"code": SECRET_CASE}]}]
     sent, _ = drive(job_of(["merge"]), cases, [b'cases "merge"', b'cases "other"', b"done"])
     assert SECRET_CASE.encode() in sent and sent.endswith(b"\x00" * 8)     # other: empty
 
 
 def test_errors_sent_after_a_case_was_handed_out_are_dropped():
-    cases = [[{"id": "merge", "groups": [{"code": SECRET_CASE}]}]]
+    cases = [{"id": "merge", "groups": [{"code": SECRET_CASE}]}]
     lines = [b'errors ["cell 2 ran longer than 60 s and was stopped"]', b'cases "merge"',
              ("errors " + json.dumps([SECRET_CASE])).encode(), b"done"]
     _, (answers, errors, rounds, problem) = drive(job_of(["merge"]), cases, lines)
