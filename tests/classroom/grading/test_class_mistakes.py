@@ -309,7 +309,11 @@ def test_the_page_opens_in_chromium_with_its_rows_and_plot_and_runs_no_learner_s
                            "[i.complete, i.naturalWidth, i.getBoundingClientRect().width])")
     assert len(images) == 1 and images[0][0] and images[0][1] > 0 and images[0][2] > 0
     merge = page.locator("#ex-02_bpe_basics-merge + table tbody tr")
-    assert merge.count() == 3                   # no_skip, none, not graded
+    # no_skip, none and not graded, each a row (a learner's other failing cases may add the
+    # kinds diagnosed there, each counted once per learner)
+    kinds = [merge.nth(k).locator("td").nth(0).inner_text() for k in range(merge.count())]
+    for words in ("it does not skip past a match", "returned None", "not graded"):
+        assert any(kind.startswith(words) for kind in kinds), kinds
     first = merge.nth(0).locator("td")
     assert first.nth(0).inner_text().startswith("it does not skip past a match")
     assert first.nth(1).inner_text() == "2 of 5"
