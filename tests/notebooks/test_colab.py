@@ -74,9 +74,12 @@ COLAB_PREINSTALLED = [
     # 2025 version (not checked against a live runtime); the chapter's outputs are the same
     # under 5.x.
     "transformers==4.57.1",
-    # and protobuf, which chapter 15's SentencePiece model needs in transformers (a 5.x
-    # release, as Colab's in 2025; not checked against a live runtime)
-    "protobuf==5.29.5",
+    # and protobuf, which chapter 15's SentencePiece model needs in transformers, with the
+    # sentencepiece whose generated code suits it: Colab's kind in 2025 (not checked against a
+    # live runtime). sentencepiece 0.2.1 and later are generated for protobuf 7 and refuse a
+    # protobuf 5 runtime ("mismatched Protobuf Gencode/Runtime major versions"), so with this
+    # protobuf the course must keep working with the older sentencepiece a runtime may have.
+    "protobuf==5.29.5", "sentencepiece==0.2.0",
 ]
 KERNEL = "bpe-colab"
 STREAMS = 2                    # kernels at a time after the first chapter (a 2-core machine)
