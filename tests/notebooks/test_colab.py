@@ -74,12 +74,13 @@ COLAB_PREINSTALLED = [
     # 2025 version (not checked against a live runtime); the chapter's outputs are the same
     # under 5.x.
     "transformers==4.57.1",
-    # and protobuf, which chapter 15's SentencePiece model needs in transformers, with the
-    # sentencepiece whose generated code suits it: Colab's kind in 2025 (not checked against a
-    # live runtime). sentencepiece 0.2.1 and later are generated for protobuf 7 and refuse a
-    # protobuf 5 runtime ("mismatched Protobuf Gencode/Runtime major versions"), so with this
-    # protobuf the course must keep working with the older sentencepiece a runtime may have.
-    "protobuf==5.29.5", "sentencepiece==0.2.0",
+    # and protobuf, which chapter 15's SentencePiece model needs in transformers. The
+    # sentencepiece the setup cell installs (0.2.3) is generated for protobuf 7 and refuses an
+    # older runtime ("mismatched Protobuf Gencode/Runtime major versions"), so this is a 7.x.
+    # Not checked against a live runtime: a Colab with protobuf 5 and sentencepiece 0.2.0
+    # loads chapter 15's model, but chapter 12 then counts 52 of 53 texts equal to
+    # sentencepiece (0.2.0 differs on one of them; the course follows 0.2.1 and later).
+    "protobuf==7.36.2",
 ]
 KERNEL = "bpe-colab"
 STREAMS = 2                    # kernels at a time after the first chapter (a 2-core machine)
