@@ -183,9 +183,11 @@ class Run:
 
     mode = "none"
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, answers=(), worksheet: str = ""):
         self.work, self.scratch, self.temp = work, work / "scratch", work / "temp"
         self.scratch.mkdir()
+        # the modules the worksheet's learners write themselves: stubs in the sandbox's copy
+        self.answers, self.worksheet = tuple(answers), worksheet
 
     def prepare(self, data: dict, job_file: str) -> tuple[list[str], dict | None, Path | None,
                                                           list[Path]]:
@@ -197,9 +199,6 @@ class Run:
 
     def end(self) -> None:
         """Once the run is over (its process group killed): what this mode still kills."""
-
-    answers: tuple = ()             # the modules the worksheet's learners write themselves
-    worksheet = ""
 
     def private_package(self, copy, data: dict) -> Path:
         """A private copy of the course for the sandbox's users, readable and no more, in
@@ -336,8 +335,7 @@ def run_job(data: dict, total_timeout: float, use_sandbox: bool | str
     group = kernel_limits.SandboxGroup.create(memory) if limits_once() else None
     status = Status()
     with tempfile.TemporaryDirectory(prefix="bpe-grade-") as work:
-        run = MODES[mode](Path(work))
-        run.answers, run.worksheet = answers_of, worksheet
+        run = MODES[mode](Path(work), answers_of, worksheet)
         ours, theirs = os.pipe()            # the driver writes, the grader reads
         job_fd, cases_fd = anonymous_file(), anonymous_file()
         try:
