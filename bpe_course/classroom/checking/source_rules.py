@@ -136,11 +136,25 @@ def _transformer():
     return TransformerManager()
 
 
+# IPython finds magics by tokenizing the cell, and Python 3.12 before 3.12.4 gives every
+# token its own copy of its line (CPython gh-119118): a line of n characters and n tokens
+# costs n*n bytes. A grader on such a Python reading `x = ----...1` (200,000 signs) grew
+# past 20 GB. So a cell whose lines could cost more than this is read line by line instead.
+TOKENIZE_BUDGET = 2 * 10**8
+
+
+def _cheap_to_tokenize(source: str) -> bool:
+    """Whether tokenizing `source` stays within `TOKENIZE_BUDGET` bytes on any Python."""
+    return sum(len(line) ** 2 for line in source.splitlines()) <= TOKENIZE_BUDGET
+
+
 def python_source(source: str) -> str:
     """A cell as the kernel runs it: IPython's magics and shell escapes turned into calls
-    (`%timeit f()` -> `get_ipython().run_line_magic('timeit', 'f()')`). Line numbers stay."""
+    (`%timeit f()` -> `get_ipython().run_line_magic('timeit', 'f()')`). Line numbers stay.
+    A cell too costly to tokenize (see `TOKENIZE_BUDGET`) keeps its Python lines and has
+    each line that starts with a magic or a shell escape read as `pass`."""
     manager = _transformer()
-    if manager is not None:
+    if manager is not None and _cheap_to_tokenize(source):
         try:
             with _TRANSFORMING:                 # one transformer, shared by the grader's threads
                 return manager.transform_cell(source)
