@@ -151,8 +151,8 @@ def _cheap_to_tokenize(source: str) -> bool:
 def python_source(source: str) -> str:
     """A cell as the kernel runs it: IPython's magics and shell escapes turned into calls
     (`%timeit f()` -> `get_ipython().run_line_magic('timeit', 'f()')`). Line numbers stay.
-    A cell too costly to tokenize (see `TOKENIZE_BUDGET`) keeps its Python lines and has
-    each line that starts with a magic or a shell escape read as `pass`."""
+    A cell too costly to tokenize (see `TOKENIZE_BUDGET`) is read line by line
+    (`_line_by_line`)."""
     manager = _transformer()
     if manager is not None and _cheap_to_tokenize(source):
         try:
@@ -160,8 +160,27 @@ def python_source(source: str) -> str:
                 return manager.transform_cell(source)
         except Exception:
             pass
-    return "\n".join("pass" if line.lstrip()[:1] in ("%", "!") else line
-                     for line in source.splitlines())
+    return _line_by_line(source)
+
+
+def _line_by_line(source: str) -> str:
+    """IPython's escapes found without tokenizing: a line that starts with `%name` or `!`
+    becomes the call IPython makes of it (so `%time merge = ...` still binds `merge` where
+    the rules see it), a `%%` line `pass` (the cell's body stays as Python)."""
+    lines = []
+    for line in source.splitlines():
+        body = line.lstrip()
+        indent = line[:len(line) - len(body)]
+        if body.startswith("%%"):
+            lines.append(indent + "pass")
+        elif body.startswith("%"):
+            name, _, rest = body[1:].partition(" ")
+            lines.append(f"{indent}get_ipython().run_line_magic({name!r}, {rest.strip()!r})")
+        elif body.startswith("!"):
+            lines.append(f"{indent}get_ipython().system({body[1:]!r})")
+        else:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 @functools.lru_cache(maxsize=4096)
