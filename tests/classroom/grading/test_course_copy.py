@@ -98,19 +98,68 @@ result = {"merge": outcome(lambda: merge([1, 2], (1, 2), 256)),
     assert result["best_pair"] == [2, 3]             # a helper still works
 
 
-@pytest.mark.parametrize("name", sorted(WORKSHEETS))
-def test_every_module_of_every_copy_imports(tmp_path, name):
-    result = run_in_copy(tmp_path, name, """
-import importlib, pkgutil, bpe_course
-result = []
-for info in pkgutil.walk_packages(bpe_course.__path__, "bpe_course."):
-    if not info.name.endswith("__main__"):
+IMPORT_EVERY_MODULE = """
+import json, os, sys
+folders = json.loads(sys.argv[1])
+# Imported once, before any copy: its import takes 1.5 s (jsonschema builds rfc3987_syntax's
+# grammar), in each of twelve Pythons it was most of this test's time.
+import nbformat  # noqa: F401
+assert not [m for m in sys.modules if m.split(".")[0] == "bpe_course"]
+found = {}
+for name, folder in folders.items():
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                     # a child that has imported nothing of the course yet
+        os.close(read)
+        failed = []
         try:
-            importlib.import_module(info.name)
-        except Exception as e:
-            result.append(f"{info.name}: {e!r}")
-""")
-    assert result == []
+            sys.path[:0] = [folder]
+            import importlib, pkgutil, bpe_course
+            assert bpe_course.__path__ == [os.path.join(folder, "bpe_course")], bpe_course.__path__
+            for info in pkgutil.walk_packages(bpe_course.__path__, "bpe_course."):
+                if not info.name.endswith("__main__"):
+                    try:
+                        importlib.import_module(info.name)
+                    except Exception as e:
+                        failed.append(f"{info.name}: {e!r}")
+        except BaseException as e:
+            failed.append(f"the walk failed: {e!r}")
+        with os.fdopen(write, "w", encoding="utf-8") as f:
+            f.write(json.dumps(failed))
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, encoding="utf-8") as f:
+        found[name] = json.loads(f.read() or '["the child wrote nothing"]')
+    os.waitpid(pid, 0)
+print(json.dumps(found))
+"""
+
+
+@pytest.fixture(scope="module")
+def imports_of_every_copy(tmp_path_factory) -> dict:
+    """{worksheet: the modules of its sandbox's copy of the course that failed to import}.
+    One Python imports the course's slowest dependency to import (nbformat) once, then forks
+    a child for each copy, which imports every module of that copy as a fresh Python would
+    (no module of the course was imported before the fork)."""
+    folders = {}
+    for name in sorted(WORKSHEETS):
+        package = bubblewrap.copy_package(tmp_path_factory.mktemp(name) / "bpe_course")
+        (package / "data").rmdir()
+        (package / "data").symlink_to(bubblewrap.package_dir() / "data")
+        bubblewrap.strip_answers(package, WORKSHEETS[name].not_shipped(),
+                                 f"worksheet {name} is graded: it is an answer you write "
+                                 f"yourself")
+        folders[name] = str(package.parent)
+    done = subprocess.run([sys.executable, "-I", "-c", IMPORT_EVERY_MODULE, json.dumps(folders)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": ""})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", sorted(WORKSHEETS))
+def test_every_module_of_every_copy_imports(imports_of_every_copy, name):
+    assert imports_of_every_copy[name] == []
 
 
 def test_an_answer_the_course_does_not_have_is_a_clear_error(tmp_path):
