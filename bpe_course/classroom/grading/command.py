@@ -45,7 +45,6 @@ import os
 import secrets
 import shutil
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -54,7 +53,7 @@ from ...training.counting import cores
 from ..checking import source_rules
 from ..worksheets import CHECKERS, WORKSHEETS, groups_for
 from . import bubblewrap, class_mistakes, container, report
-from .run_notebook import SANDBOXES, code_cells, limits_once, run_notebook
+from .run_notebook import SANDBOXES, code_cells, run_notebook
 from .scoring import RULE, expected, learner_source, score_exercise
 from .submissions import (
     MAX_SIZE,
@@ -85,11 +84,9 @@ def read_found(found: Found, options, links: dict) -> tuple[str | None, Notebook
     return digest, nb, identify(found.path, nb), None
 
 
-def grade_notebook(found: Found, options, links: dict, worksheet: str | None = None,
-                   references: threading.Event | None = None) -> dict:
+def grade_notebook(found: Found, options, links: dict, worksheet: str | None = None) -> dict:
     """Grade one notebook (as `worksheet`, if given, whatever it looks like); whatever goes
-    wrong becomes its `error`. With `references`, its scoring waits until that event is set
-    (`cli_grade` sets it once `prepare` has computed the reference answers)."""
+    wrong becomes its `error`."""
     result = {"path": str(found.path), "student": found.student, "worksheet": None,
               "sha256": None, "score": 0, "max_score": 0, "error": None, "exercises": []}
     try:
@@ -112,8 +109,6 @@ def grade_notebook(found: Found, options, links: dict, worksheet: str | None = N
                        if not isinstance(answers.get(e), dict)]
             if missing and not error:
                 error = f"the grading did not finish: no answers for {', '.join(missing)}"
-        if references is not None:
-            references.wait()
         for exercise, points in WORKSHEETS[name].points.items():
             result["exercises"].append(source_rules.enforce(score_exercise(
                 exercise, points, answers.get(exercise), error or "the grading did not finish",
@@ -252,13 +247,10 @@ def parse(argv: list[str]):
 
 
 def prepare(notebooks: list[Found], options, links: dict) -> None:
-    """Compute the reference answers of every worksheet in the class, in the main thread,
-    before any notebook is scored: running the references redirects sys.stdout and
-    sys.stderr for a moment (and times them with SIGALRM, which only the main thread
-    receives), which must not swallow a line another thread is printing. The notebooks'
-    sandboxes already run meanwhile (they need no reference), so the cores are not left
-    idle while it works. A notebook that cannot be read or identified is skipped here (it
-    gets its error when it is graded)."""
+    """Compute the reference answers of every worksheet in the class, before any thread
+    starts: running the references redirects sys.stdout for a moment, which must not
+    swallow a line of the table another thread is printing. A notebook that cannot be read
+    or identified is skipped here (it gets its error when it is graded)."""
     names = set()
     for found in notebooks:
         try:
@@ -338,23 +330,9 @@ def cli_grade(argv: list[str]) -> int:
         return data
 
     data = save()
-    if todo:
-        limits_once()               # its warning, if any, before `prepare` redirects stderr
-    # Subtle: the sandboxes start first and `prepare` runs while they run: the references
-    # of all twelve worksheets took 20 s on one core of this 2-core machine (under a load
-    # of 5), which left the jobs waiting. Each notebook is scored only once `references`
-    # is set.
-    references = threading.Event()
+    prepare([notebooks[k] for k in todo], options, links)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures = {pool.submit(grade_notebook, notebooks[k], options, links,
-                               references=references): k for k in todo}
-        try:
-            prepare([notebooks[k] for k in todo], options, links)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        finally:
-            references.set()
+        futures = {pool.submit(grade_notebook, notebooks[k], options, links): k for k in todo}
         for future in concurrent.futures.as_completed(futures):
             k = futures[future]
             try:
