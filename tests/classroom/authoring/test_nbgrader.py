@@ -2,9 +2,18 @@
 
 A course folder in tmp_path gets the solutions as the source of an assignment;
 `nbgrader generate_assignment` must release exactly the cells our generator
-writes (bar the Colab badge, which points at exercises/ in ours), and
-`nbgrader autograde` must give every solution full marks and two of the generated
-exercises zero (the course's own tests grade every blank worksheet). Runs offline, in about half a minute.
+writes (bar the Colab badge, which points at exercises/ in ours), and record for every
+check cell the points the worksheet's record gives. `nbgrader autograde` must give
+alice's solutions full marks and bob's blank worksheet zero. Runs offline, in about
+twenty seconds.
+
+What nbgrader gives a check cell follows from its outputs alone (`determine_grade`:
+zero for an error or anything on stderr, full points otherwise), so every worksheet's
+marks are proved without running it here: nbgrader's own rule, applied to the stored
+outputs of each solution (which nbval reproduces in a fresh kernel), gives full marks,
+and test_exercises.py shows every blank worksheet's check cells writing "not attempted
+yet" to stderr, which the rule makes zero. Autograde runs on two solutions and one blank
+worksheet, to prove that rule with the real tool, end to end.
 
 The round trip on JupyterHub (docs/nbgrader.md) is test_nbgrader_exchange.py.
 
@@ -30,7 +39,12 @@ pytest.importorskip("nbgrader", reason="nbgrader is in the dev extra: pip instal
 
 ROOT = Path(__file__).resolve().parents[3]
 ASSIGNMENT = "worksheets"
-BLANK = "0[27]_*.ipynb"      # bob hands in two worksheets as released, one short, one long
+# What each student hands in: alice two solutions (one with functions to write, one with a
+# class too), bob a worksheet as released. Every other worksheet's marks follow from
+# nbgrader's rule on its outputs (see above); autograde runs each notebook in a kernel
+# of its own, about four seconds apiece, so all twelve solutions cost most of a minute.
+HANDED_IN = {"alice": ("solutions", ["01_utf8_warmups", "02_bpe_basics"]),
+             "bob": ("exercises", ["07_fast_training"])}
 
 
 def nbgrader(course: Path, *args: str) -> None:
@@ -58,13 +72,13 @@ def course(tmp_path_factory, copy_tree):
         'c = get_config()\nc.CourseDirectory.course_id = "bpe-course"\n', encoding="utf-8")
     copy_tree(ROOT / "solutions", course / "source" / ASSIGNMENT, "*.md")
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    for student, folder, names in [("alice", "solutions", "*.ipynb"),
-                                   ("bob", "exercises", BLANK)]:
-        nbgrader(course, "db", "student", "add", student)
+    # No `nbgrader db student add`: autograde adds each student it finds in submitted/
+    # (Autograde.create_student is on by default), and each command is a second or two of
+    # imports alone.
+    for student, (folder, names) in HANDED_IN.items():
         (course / "submitted" / student / ASSIGNMENT).mkdir(parents=True)
-        for path in (ROOT / folder).glob(names):
-            shutil.copy(path, course / "submitted" / student / ASSIGNMENT)
-    nbgrader(course, "db", "student", "add", "yara")
+        for name in names:
+            shutil.copy(ROOT / folder / f"{name}.ipynb", course / "submitted" / student / ASSIGNMENT)
     nb = nbformat.read(ROOT / "exercises" / "02_bpe_basics.ipynb", as_version=4)
     at = next(i for i, c in enumerate(nb.cells)
               if c.metadata.get("nbgrader", {}).get("grade_id") == "imports")
@@ -85,17 +99,38 @@ def test_nbgrader_releases_the_same_cells_as_our_generator(course, name):
 
 
 @pytest.mark.timeout(900)
-def test_nbgrader_autograde_gives_solutions_full_marks_and_exercises_zero(course):
+@pytest.mark.parametrize("name", list(WORKSHEETS))
+def test_nbgrader_records_the_points_of_every_check_cell(course, name):
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        alice = gradebook.find_submission(ASSIGNMENT, "alice")
-        bob = gradebook.find_submission(ASSIGNMENT, "bob")
-        total = sum(sum(sheet.points.values()) for sheet in WORKSHEETS.values())
-        assert alice.max_score == total
-        assert alice.score == total
-        assert bob.score == 0
-        for notebook in alice.notebooks:
-            assert notebook.score == sum(WORKSHEETS[notebook.name].points.values()), notebook.name
+        notebook = gradebook.find_notebook(name, ASSIGNMENT)
+        assert {c.name: c.max_score for c in notebook.grade_cells} == WORKSHEETS[name].points
+
+
+@pytest.mark.parametrize("name", list(WORKSHEETS))
+def test_by_nbgraders_rule_every_solution_gets_full_marks(name):
+    # nbgrader's own rule on the stored outputs of the solution's check cells (nbval
+    # proves that a fresh kernel writes the same): full points where no error and nothing
+    # on stderr. A check that failed, warned, or printed its verdict to stderr scores zero.
+    from nbgrader.utils import determine_grade, is_grade
+    nb = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+    grades = {c.metadata.nbgrader["grade_id"]: determine_grade(c) for c in nb.cells if is_grade(c)}
+    assert grades == {exercise: (points, points)
+                      for exercise, points in WORKSHEETS[name].points.items()}
+
+
+@pytest.mark.timeout(900)
+def test_nbgrader_autograde_gives_solutions_full_marks_and_exercises_zero(course):
+    from nbgrader.api import Gradebook
+    total = sum(sum(sheet.points.values()) for sheet in WORKSHEETS.values())
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student, (folder, names) in HANDED_IN.items():
+            submission = gradebook.find_submission(ASSIGNMENT, student)
+            assert submission.max_score == total
+            scores = {nb.name: nb.score for nb in submission.notebooks if nb.name in names}
+            full = {name: sum(WORKSHEETS[name].points.values()) for name in names}
+            assert scores == (full if folder == "solutions" else dict.fromkeys(names, 0)), student
+            assert submission.score == sum(scores.values()), student
 
 
 @pytest.mark.timeout(900)

@@ -2,8 +2,11 @@
 
 Release, fetch, submit, collect, autograde, generate and fetch feedback, with a local
 exchange folder standing in for JupyterHub's shared one, and nbgrader's points equal to
-the course grader's (marked slow: about forty seconds on an idle machine, a dozen
-nbgrader commands). Apart from test_nbgrader.py so that the two run side by side.
+the course grader's. The instructor runs nbgrader's six commands; the students fetch,
+submit and fetch feedback through their Assignments tab (nbgrader's assignment_list
+extension, in this process), as on a hub. Marked slow: tens of seconds, most of it the
+instructor's commands starting (each nbgrader process spends 2.5-3 s of CPU on imports).
+Apart from test_nbgrader.py so that the two run side by side.
 """
 
 import json
@@ -51,6 +54,20 @@ def fill(nb, solved, ids: list[str]):
     return nb
 
 
+def assignments_tab(home: Path, action: str) -> None:
+    """A student's click in their Jupyter's Assignments tab: nbgrader's assignment_list
+    server extension runs the exchange in the student's own server process, with the
+    config in their folder (here in this process, HOME being theirs)."""
+    from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+    manager = AssignmentList()
+    manager.root_dir = str(home)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.chdir(home)
+        done = getattr(manager, action)("bpe-course", ASSIGNMENT)
+    assert done["success"], done.get("value")
+
+
 @pytest.fixture(scope="module")
 def exchange(tmp_path_factory):
     """The round trip: the instructor's course folder, the exchange, and each student's."""
@@ -69,10 +86,7 @@ def exchange(tmp_path_factory):
         f"c.Exchange.cache = {str(top / 'cache')!r}\n", encoding="utf-8")
     env = dict(os.environ, HOME=str(top / "home"),
                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
-    # Each student's own cache (on a hub, in their home): nbgrader finds a student's
-    # feedback through the submissions their cache records.
-    student_flags = [f"--Exchange.root={exchange_root}", "--Exchange.path_includes_course=True",
-                     "--course=bpe-course"]
+    # The instructor runs nbgrader's commands, as docs/nbgrader.md gives them.
     run(course, env, "nbgrader", "generate_assignment", ASSIGNMENT, "--force")
     run(course, env, "nbgrader", "release_assignment", ASSIGNMENT)
     solved = nbformat.read(ROOT / "solutions" / f"{ROUND_TRIP}.ipynb", as_version=4)
@@ -80,25 +94,30 @@ def exchange(tmp_path_factory):
     for student, exercises in work.items():
         home = top / student
         home.mkdir()
-        # On a hub each student is a user of their own, whose name nbgrader takes; here one
-        # user stands in for both, so each says who they are (--CourseDirectory.student_id).
-        as_student = dict(env, HOME=str(home))
-        me = [*student_flags, f"--CourseDirectory.student_id={student}",
-              f"--Exchange.cache={home / 'cache'}"]
-        run(home, as_student, "nbgrader", "fetch_assignment", ASSIGNMENT, *me)
+        # Each student works in their own Jupyter, through the Assignments tab (the same
+        # exchange classes as `nbgrader fetch_assignment` and `nbgrader submit`, without a
+        # second or two of imports per command). On a hub each student is a user of their
+        # own, whose name nbgrader takes; here one user stands in for both, so each says
+        # who they are. Each has a cache of their own (on a hub, in their home): nbgrader
+        # finds a student's feedback through the submissions their cache records.
+        (home / "nbgrader_config.py").write_text(
+            "c = get_config()\n"
+            f"c.Exchange.root = {str(exchange_root)!r}\n"
+            "c.Exchange.path_includes_course = True\n"
+            f"c.CourseDirectory.student_id = {student!r}\n"
+            f"c.Exchange.cache = {str(home / 'cache')!r}\n", encoding="utf-8")
+        assignments_tab(home, "fetch_assignment")
         path = home / "bpe-course" / ASSIGNMENT / f"{ROUND_TRIP}.ipynb"
         nb = nbformat.read(path, as_version=4)
         nbformat.write(fill(nb, solved, [f"{e}_code" if e != "basic_tokenizer" else
                                          "BasicTokenizer_code" for e in exercises]), path)
-        run(home, as_student, "nbgrader", "submit", ASSIGNMENT, *me)
+        assignments_tab(home, "submit_assignment")
     run(course, env, "nbgrader", "collect", ASSIGNMENT)
     run(course, env, "nbgrader", "autograde", ASSIGNMENT)
     run(course, env, "nbgrader", "generate_feedback", ASSIGNMENT)
     run(course, env, "nbgrader", "release_feedback", ASSIGNMENT)
     for student in work:
-        run(top / student, dict(env, HOME=str(top / student)), "nbgrader", "fetch_feedback",
-            ASSIGNMENT, *student_flags, f"--CourseDirectory.student_id={student}",
-            f"--Exchange.cache={top / student / 'cache'}")
+        assignments_tab(top / student, "fetch_feedback")
     sandbox = [] if bubblewrap.available()[0] else ["--no-sandbox"]
     run(top, env, "bpe_course", "grade", str(course / "submitted"), "--json",
         str(top / "grades.json"), *sandbox)
