@@ -115,15 +115,16 @@ def graded():
     `grading.scoring.score_exercise` scores the answers: visible cases a fifth, hidden ones
     the rest, each side weighted by the cases' weights, capped by what failed cases break
     and by the rules `target`'s source breaks (`source_rules`, as a check cell reads them).
-    The speed case's naive time is measured once per session.
+    The speed case's naive time is measured once per session (by `checks.naive_seconds` as
+    it is when first asked: the worksheets' tests share theirs with the check cells).
     """
-    from bpe_course.classroom.checking import runner, source_rules
-    from bpe_course.classroom.checking.checks import naive_seconds, shipped
+    from bpe_course.classroom.checking import checks, runner, source_rules
+    from bpe_course.classroom.checking.checks import shipped
     from bpe_course.classroom.checking.verdicts import source_of
     from bpe_course.classroom.grading import scoring
     from bpe_course.classroom.worksheets import CHECKERS, WORKSHEETS, groups_for
 
-    naive = functools.cache(naive_seconds)
+    naive = functools.cache(lambda text, vocab_size: checks.naive_seconds(text, vocab_size))
 
     def through_json(x):
         return json.loads(json.dumps(runner.to_plain(x)))

@@ -116,8 +116,9 @@ _CLOCK = time.perf_counter
 def seconds(fn, repeat=1, budget=2.0):
     """The best wall time of up to `repeat` calls of `fn()`, in seconds.
 
-    Stops repeating once `budget` seconds have gone: a slow function needs no
-    second measurement to show it is slow.
+    Stops repeating before a call that would take it past `budget` seconds (as
+    long as the last call took): a slow function needs no second measurement to
+    show it is slow.
     """
     best, spent = float("inf"), 0.0
     for _ in range(repeat):
@@ -125,7 +126,7 @@ def seconds(fn, repeat=1, budget=2.0):
         fn()
         took = _CLOCK() - start
         best, spent = min(best, took), spent + took
-        if spent > budget:
+        if spent + took > budget:
             break
     return best
 

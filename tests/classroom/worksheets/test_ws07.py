@@ -345,9 +345,9 @@ def trainer_counting_special_tokens_as_text(ns):
     return train_bpe
 
 
-# Stopped after a second here (30 s in a worksheet): no timing decides the test, since it
-# loops forever.
-@wrong("train_bpe", [KINDS["hangs"], "When it was stopped it was running line"], time_limit=1.0)
+# Stopped after 0.3 s here (30 s in a worksheet): no timing decides the test, since it loops
+# forever (and a case of its that times out under load is one more that hangs).
+@wrong("train_bpe", [KINDS["hangs"], "When it was stopped it was running line"], time_limit=0.3)
 def trainer_that_never_stops_when_pairs_run_out(ns):
     def train_bpe(text, vocab_size, special_tokens=(), pattern=ns["GPT4_SPLIT_PATTERN"]):
         counted = ns["count_pretokens"](text, special_tokens, pattern)

@@ -57,7 +57,9 @@ def viterbi_greedy_longest_match(ns):
     return viterbi
 
 
-@wrong("viterbi", KINDS["hangs"], breaks="hangs", time_limit=0.5)
+# Each of its cases on real text runs until its deadline (0.1 s here, 30 s in a worksheet): no
+# timing decides the test, since a case that times out, under load or not, is one that hangs.
+@wrong("viterbi", KINDS["hangs"], breaks="hangs", time_limit=0.1)
 def viterbi_trying_every_segmentation(ns):
     def viterbi(text, scores):
         unknown = min(scores.values()) - 10
@@ -307,7 +309,8 @@ def wordpiece_without_a_limit(ns):
     return cutter(over="never")
 
 
-@wrong("wordpiece", KINDS["hangs"], breaks="hangs", time_limit=0.5)
+# Each case with an unknown character runs until its deadline (0.1 s here, as above).
+@wrong("wordpiece", KINDS["hangs"], breaks="hangs", time_limit=0.1)
 def wordpiece_that_never_gives_up(ns):
     def wordpiece(word, vocab, max_input_chars_per_word=100):
         if len(word) > max_input_chars_per_word:
