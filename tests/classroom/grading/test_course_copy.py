@@ -24,16 +24,23 @@ from bpe_course.classroom.worksheets import WORKSHEETS
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def run_in_copy(tmp_path: Path, worksheet: str, code: str) -> dict:
-    """Run `code` (which sets `result`) in a fresh Python whose `bpe_course` is the copy the
-    sandbox of `worksheet` gets; the JSON of `result`."""
-    package = bubblewrap.copy_package(tmp_path / "course" / "bpe_course")
+def sandbox_copy(folder: Path, worksheet: str) -> Path:
+    """The copy of the course the sandbox of `worksheet` gets, made in `folder` (its data a
+    link to the installed package's); the folder to put on sys.path."""
+    package = bubblewrap.copy_package(folder / "bpe_course")
     (package / "data").rmdir()
     (package / "data").symlink_to(bubblewrap.package_dir() / "data")
     bubblewrap.strip_answers(package, WORKSHEETS[worksheet].not_shipped(),
                              f"worksheet {worksheet} is graded: it is an answer you write "
                              f"yourself")
-    script = (f"import sys, json\nsys.path[:0] = [{str(package.parent)!r}]\n{code}\n"
+    return folder
+
+
+def run_in_copy(tmp_path: Path, worksheet: str, code: str) -> dict:
+    """Run `code` (which sets `result`) in a fresh Python whose `bpe_course` is the copy the
+    sandbox of `worksheet` gets; the JSON of `result`."""
+    folder = sandbox_copy(tmp_path / "course", worksheet)
+    script = (f"import sys, json\nsys.path[:0] = [{str(folder)!r}]\n{code}\n"
               f"print(json.dumps(result))")
     done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True,
                           text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
@@ -141,15 +148,8 @@ def imports_of_every_copy(tmp_path_factory) -> dict:
     One Python imports the course's slowest dependency to import (nbformat) once, then forks
     a child for each copy, which imports every module of that copy as a fresh Python would
     (no module of the course was imported before the fork)."""
-    folders = {}
-    for name in sorted(WORKSHEETS):
-        package = bubblewrap.copy_package(tmp_path_factory.mktemp(name) / "bpe_course")
-        (package / "data").rmdir()
-        (package / "data").symlink_to(bubblewrap.package_dir() / "data")
-        bubblewrap.strip_answers(package, WORKSHEETS[name].not_shipped(),
-                                 f"worksheet {name} is graded: it is an answer you write "
-                                 f"yourself")
-        folders[name] = str(package.parent)
+    folders = {name: str(sandbox_copy(tmp_path_factory.mktemp(name), name))
+               for name in sorted(WORKSHEETS)}
     done = subprocess.run([sys.executable, "-I", "-c", IMPORT_EVERY_MODULE, json.dumps(folders)],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": ""})

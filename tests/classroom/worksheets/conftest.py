@@ -1,8 +1,13 @@
 """The fixtures every worksheet's test file shares (its scaffolding is in `corpus.py`)."""
 
+import functools
+
 import pytest
 
-_NAIVE: dict = {}       # (text, vocab_size) -> the course's naive trainer's time, in seconds
+from bpe_course.classroom.checking import checks
+
+# the course's naive trainer's time on a text, in seconds: the real measure, kept per text
+_naive_seconds_once = functools.cache(checks.naive_seconds)
 
 
 @pytest.fixture(scope="module")
@@ -18,14 +23,6 @@ def naive_timed_once():
     learner's trainer is compared with, the same for every answer, and takes seconds (4 s
     of CPU for worksheet 17's text, measured 2026-11-29). The `graded` fixture keeps its own
     such cache."""
-    from bpe_course.classroom.checking import checks
-    measure = checks.naive_seconds
-
-    def once(text, vocab_size):
-        key = (text, vocab_size)
-        if key not in _NAIVE:
-            _NAIVE[key] = measure(text, vocab_size)
-        return _NAIVE[key]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(checks, "naive_seconds", once)
+        patch.setattr(checks, "naive_seconds", _naive_seconds_once)
         yield
